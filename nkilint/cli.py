@@ -1,0 +1,363 @@
+"""The ``nkilint`` command line.
+
+Exit codes: 0 no findings at or above the failing level; 1 findings;
+2 usage, configuration or internal error (including a crashed rule).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Iterable
+
+import click
+
+from . import __version__
+from .config import ConfigError, Settings, find_config, load_config, parse_table
+from .discovery import InputFile, discover
+from .engine import Checker, FileResult, Notification, RunOptions, check_files
+from .findings import Level
+from .plugins import PluginError, installed_rules
+from .reporters import FORMATS
+from .rule import FAMILIES
+from .run import Run
+from .selection import SelectorError, resolve_enabled, validate_selectors
+from .source import SourceError, decode_source
+from .targets import target_names
+from .versions import VERSION_NAMES
+
+EXAMPLE_PATH = Path(__file__).parent / "examples" / "softmax_port.py"
+
+
+class UsageFailure(click.ClickException):
+    exit_code = 2
+
+    def show(self, file=None) -> None:  # noqa: D401 - click API
+        click.echo(f"nkilint: error: {self.format_message()}", err=True)
+
+
+def _split(values: Iterable[str]) -> tuple[str, ...]:
+    out: list[str] = []
+    for value in values:
+        out.extend(v.strip() for v in value.split(",") if v.strip())
+    return tuple(out)
+
+
+def _load_ruleset():
+    try:
+        return installed_rules()
+    except PluginError as exc:
+        raise UsageFailure(str(exc)) from None
+
+
+def build_settings(
+    paths: tuple[str, ...],
+    config: str | None,
+    isolated: bool,
+    **overrides,
+) -> Settings:
+    """Settings from the nearest [tool.nkilint] (or --config), then the CLI."""
+    if config and isolated:
+        raise UsageFailure("--config and --isolated cannot be used together")
+    if config:
+        settings = load_config(Path(config))
+    elif isolated:
+        settings = Settings(root=Path.cwd().resolve())
+    else:
+        start = Path.cwd()
+        real = [Path(p) for p in paths if p != "-"]
+        if real:
+            try:
+                start = Path(os.path.commonpath([str(p.absolute()) for p in real]))
+            except ValueError:
+                start = Path.cwd()
+        found = find_config(start) or (find_config(Path.cwd()) if start != Path.cwd() else None)
+        settings = load_config(found) if found else Settings(root=Path.cwd().resolve())
+    # CLI values override the file; they are validated by the same code.
+    table = {}
+    for key in ("select", "extend-select", "ignore", "exclude", "extend-exclude"):
+        value = overrides.get(key.replace("-", "_"))
+        if value:
+            table[key] = list(value)
+    for key in ("target", "nki-version", "fail-level"):
+        value = overrides.get(key.replace("-", "_"))
+        if value is not None:
+            table[key] = value
+    if table:
+        values = parse_table(table, "command line", settings.root)
+        if "extend_select" in values:
+            values["extend_select"] = tuple(settings.extend_select) + values["extend_select"]
+        settings = settings.merged(**values)
+    return settings
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="nkilint")
+def cli() -> None:
+    """nkilint: static analysis for NKI kernels (AWS Trainium / Inferentia).
+
+    Reads kernel source, never imports or runs it.
+    """
+
+
+def _ruleset_and_enabled(settings: Settings):
+    ruleset = _load_ruleset()
+    try:
+        select = validate_selectors(settings.select, ruleset, "select") if settings.select is not None else None
+        extend = validate_selectors(settings.extend_select, ruleset, "extend-select")
+        ignore = validate_selectors(settings.ignore, ruleset, "ignore")
+        for glob, selectors in settings.per_file_ignores:
+            validate_selectors(selectors, ruleset, f"per-file-ignores[{glob!r}]")
+    except SelectorError as exc:
+        raise UsageFailure(str(exc)) from None
+    return ruleset, resolve_enabled(ruleset, select, extend, ignore)
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--select", multiple=True, help="Rules to run (ids, prefixes, families, names, ALL); comma-separated.")
+@click.option("--extend-select", multiple=True, help="Rules to add to the selection.")
+@click.option("--ignore", multiple=True, help="Rules to turn off.")
+@click.option("--exclude", multiple=True, help="Globs to exclude (replaces the defaults).")
+@click.option("--extend-exclude", multiple=True, help="Globs to exclude in addition to the defaults.")
+@click.option("--force-exclude", is_flag=True, help="Apply excludes to files named on the command line (for pre-commit).")
+@click.option("--target", type=click.Choice(target_names(), case_sensitive=False), help="Hardware generation (inf2 = trn1).")
+@click.option("--nki-version", type=click.Choice(VERSION_NAMES), help="NKI version the kernels must compile with (0.1 = legacy neuronxcc.nki).")
+@click.option("--format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write the report to a file.")
+@click.option("--statistics", is_flag=True, help="Show the number of findings per rule.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even if there are findings (2 still signals errors).")
+@click.option("--fail-level", type=click.Choice(["note", "warning", "error"]), help="Lowest level that makes the exit code 1 [default: warning].")
+@click.option("--config", type=click.Path(exists=True, dir_okay=False), help="Use this pyproject.toml.")
+@click.option("--isolated", is_flag=True, help="Ignore all configuration files.")
+@click.option("--stdin-filename", help="The name to report for source read from stdin ('-').")
+@click.option("--example", is_flag=True, help="Check the bundled example kernel (a CUDA/Triton port).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: by file count and CPUs).")
+@click.option("--fix", is_flag=True, help="Apply safe fixes to the files.")
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change behaviour (with --fix or --diff).")
+@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; write nothing.")
+@click.option("--include-suppressed", is_flag=True, help="SARIF: also write results suppressed by '# noqa'.")
+@click.option("--color/--no-color", default=None, help="Colour the text output (default: when writing to a terminal).")
+def check(
+    paths: tuple[str, ...],
+    select,
+    extend_select,
+    ignore,
+    exclude,
+    extend_exclude,
+    force_exclude: bool,
+    target: str | None,
+    nki_version: str | None,
+    output_format: str,
+    output: str | None,
+    statistics: bool,
+    exit_zero: bool,
+    fail_level: str | None,
+    config: str | None,
+    isolated: bool,
+    stdin_filename: str | None,
+    example: bool,
+    jobs: int | None,
+    fix: bool,
+    unsafe_fixes: bool,
+    diff: bool,
+    include_suppressed: bool,
+    color: bool | None,
+) -> None:
+    """Check NKI kernels in PATHS (files or directories; '-' reads stdin)."""
+    if example:
+        if paths:
+            raise UsageFailure("--example checks the bundled example; give no PATHS with it")
+        paths = (str(EXAMPLE_PATH),)
+    elif not paths:
+        paths = (".",)
+    if fix and diff:
+        raise UsageFailure("--fix and --diff cannot be used together (--diff shows the fixes without writing)")
+    if (fix or diff) and "-" in paths and len(paths) > 1:
+        raise UsageFailure("fixes on stdin work only when '-' is the only path")
+    try:
+        settings = build_settings(
+            paths,
+            config,
+            isolated,
+            select=_split(select) or None,
+            extend_select=_split(extend_select) or None,
+            ignore=_split(ignore) or None,
+            exclude=_split(exclude) or None,
+            extend_exclude=_split(extend_exclude) or None,
+            target=target,
+            nki_version=nki_version,
+            fail_level=fail_level,
+        )
+    except ConfigError as exc:
+        raise UsageFailure(str(exc)) from None
+    ruleset, enabled = _ruleset_and_enabled(settings)
+    options = RunOptions(want_fingerprints=output_format == "sarif", keep_text=fix or diff)
+    checker = Checker(settings, ruleset, enabled, options)
+    run = Run(settings, ruleset, enabled, cwd=Path.cwd().resolve())
+
+    file_paths = [p for p in paths if p != "-"]
+    files, errors = discover(file_paths, settings.root, settings.all_excludes, force_exclude)
+    for message in errors:
+        run.notifications.append(Notification(Level.ERROR, message))
+        click.echo(f"nkilint: error: {message}", err=True)
+    if example:
+        files = [InputFile(EXAMPLE_PATH, "nkilint/examples/softmax_port.py", True)]
+    if "-" in paths:
+        run.files.append(_check_stdin(checker, stdin_filename))
+    run.files.extend(check_files(files, checker, jobs))
+
+    if fix or diff:
+        from .fixes import apply_fixes_to_run
+
+        try:
+            diff_text = apply_fixes_to_run(run, checker, write=fix, unsafe=unsafe_fixes, stdin=("-" in paths))
+        except PluginError as exc:  # pragma: no cover - defensive
+            raise UsageFailure(str(exc)) from None
+        if diff and diff_text:
+            click.echo(diff_text, nl=False)
+
+    for note in run.all_notifications:
+        if note.rule_id is not None and note.detail:
+            click.echo(f"nkilint: {note.message}", err=True)
+        elif note.path is not None and note not in run.notifications:
+            click.echo(f"nkilint: {note.message}", err=True)
+
+    report = _render(run, output_format, output is None and _use_color(color), statistics, include_suppressed)
+    if output:
+        try:
+            Path(output).write_text(report, encoding="utf-8")
+        except OSError as exc:
+            raise UsageFailure(f"cannot write {output}: {exc.strerror or exc}") from None
+    elif not (diff and output_format == "text" and not run.active):
+        click.echo(report, nl=False)
+    code = run.exit_code(exit_zero)
+    if errors and code == 0 and not exit_zero:
+        code = 2
+    sys.exit(code)
+
+
+def _use_color(color: bool | None) -> bool:
+    if color is not None:
+        return color
+    if os.environ.get("NO_COLOR"):
+        return False
+    return sys.stdout.isatty()
+
+
+def _render(run: Run, fmt: str, color: bool, statistics: bool, include_suppressed: bool) -> str:
+    if fmt == "json":
+        from .reporters.json_report import render_json
+
+        return render_json(run)
+    if fmt == "sarif":
+        from .reporters.sarif import render_sarif
+
+        return render_sarif(run, include_suppressed)
+    if fmt == "github":
+        from .reporters.github import render_github
+
+        return render_github(run)
+    if fmt == "concise":
+        from .reporters.text import render_concise
+
+        return render_concise(run)
+    from .reporters.text import render_text
+
+    return render_text(run, color=color, statistics=statistics)
+
+
+def _check_stdin(checker: Checker, stdin_filename: str | None) -> FileResult:
+    display = stdin_filename or "-"
+    try:
+        data = sys.stdin.buffer.read()
+        text = decode_source(data)
+    except SourceError as err:
+        return checker._broken(display, err, None)
+    except IsADirectoryError:
+        return checker._broken(display, SourceError("unreadable", "standard input is a directory, not a file"), None)
+    except OSError as exc:
+        return checker._broken(display, SourceError("unreadable", f"cannot read standard input: {exc.strerror or exc}"), None)
+    disk = None
+    if stdin_filename:
+        candidate = Path(stdin_filename)
+        if candidate.exists():
+            disk = str(candidate.absolute())
+    return checker.check_text(text, display, disk_path=disk)
+
+
+@cli.command(name="rules")
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
+@click.option("--family", type=click.Choice(sorted(FAMILIES)), help="Only rules of this family.")
+def rules_command(output_format: str, family: str | None) -> None:
+    """List every installed rule."""
+    ruleset = _load_ruleset()
+    rules = [r for r in ruleset if family is None or r.family == family]
+    if output_format == "json":
+        import json
+
+        click.echo(
+            json.dumps(
+                [
+                    {
+                        "id": r.id,
+                        "name": r.name,
+                        "family": r.family,
+                        "level": r.level.label,
+                        "fixable": r.fixable,
+                        "default_enabled": r.default_enabled,
+                        "summary": r.summary,
+                        "origin": ruleset.origins.get(r.id),
+                    }
+                    for r in rules
+                ],
+                indent=2,
+            )
+        )
+        return
+    if output_format == "markdown":
+        from .explain import explain_markdown
+
+        click.echo("# nkilint rules\n")
+        click.echo("| id | name | family | level | fixable | summary |\n|---|---|---|---|---|---|")
+        for r in rules:
+            click.echo(f"| [{r.id}](#{r.id.lower()}-{r.name}) | {r.name} | {r.family} | {r.level.label} | {'yes' if r.fixable else ''} | {r.summary} |")
+        click.echo("")
+        for r in rules:
+            click.echo(explain_markdown(r).replace(f"# {r.id} {r.name}", f"## {r.id} {r.name}", 1).replace("\n## Examples", "\n### Examples").replace("\n## References", "\n### References"))
+        return
+    width = max((len(r.name) for r in rules), default=10)
+    click.echo(f"{'ID':<7} {'NAME':<{width}} {'FAMILY':<10} {'LEVEL':<8} FIX")
+    for r in rules:
+        off = "" if r.default_enabled else " (off by default)"
+        click.echo(f"{r.id:<7} {r.name:<{width}} {r.family:<10} {r.level.label:<8} {'yes' if r.fixable else '-'}{off}")
+
+
+@cli.command(name="rule")
+@click.argument("key")
+def rule_command(key: str) -> None:
+    """Explain one rule (by id such as NKI201, or by name)."""
+    ruleset = _load_ruleset()
+    rule = ruleset.get(key)
+    if rule is None:
+        import difflib
+
+        names = [r.id for r in ruleset] + [r.name for r in ruleset]
+        close = difflib.get_close_matches(key, names, n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else "; `nkilint rules` lists them"
+        raise UsageFailure(f"no rule {key!r}{hint}")
+    from .explain import explain_markdown
+
+    click.echo(explain_markdown(rule), nl=False)
+
+
+def main() -> None:
+    try:
+        cli.main(prog_name="nkilint", standalone_mode=True)
+    except KeyboardInterrupt:  # pragma: no cover
+        sys.exit(130)
+
+
+# click's own usage errors exit with 2 already; keep that contract explicit.
+click.exceptions.UsageError.exit_code = 2

@@ -1,0 +1,109 @@
+"""The read-only view a rule gets of one file, and its ``report`` method."""
+
+from __future__ import annotations
+
+import ast
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from .config import Settings
+from .findings import Finding, Fix, Level, Related, Span
+from .source import SourceError, SourceFile
+from .targets import Target
+from .versions import NkiVersion
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .model.project import Project
+    from .model.semantic import FileModel
+    from .rule import Rule
+
+
+class RuleContext:
+    """What a rule sees: the source and syntax tree with positions, the
+    target hardware, the NKI version, the settings, and (computed on first
+    use, shared by all rules of the file) the semantic model and kernel
+    graphs."""
+
+    def __init__(
+        self,
+        source: SourceFile | None,
+        settings: Settings,
+        target: Target,
+        nki_version: NkiVersion,
+        project: "Project | None" = None,
+        error: SourceError | None = None,
+        display_path: str = "",
+    ) -> None:
+        self.source = source
+        self.settings = settings
+        self.target = target
+        self.nki_version = nki_version
+        self.project = project
+        self.error = error
+        self.display_path = display_path or (source.display_path if source else "")
+        self._findings: list[Finding] = []
+        self._rule: type[Rule] | None = None
+
+    # -- model -------------------------------------------------------------
+    @property
+    def tree(self) -> ast.Module:
+        if self.source is None:
+            raise RuntimeError("no syntax tree: the file could not be read or parsed")
+        return self.source.tree
+
+    @cached_property
+    def model(self) -> "FileModel":
+        """Bindings, kernels, abstract values and kernel graphs of this file."""
+        from .model.semantic import analyze_file
+
+        assert self.source is not None
+        return analyze_file(self.source, self.project, self.target, self.nki_version)
+
+    # -- reporting -----------------------------------------------------------
+    def begin_rule(self, rule: type["Rule"]) -> None:
+        self._rule = rule
+
+    def span_of(self, where: ast.AST | Span) -> Span:
+        if isinstance(where, Span):
+            return where
+        assert self.source is not None
+        return self.source.span_of(where)
+
+    def report(
+        self,
+        where: ast.AST | Span,
+        message: str,
+        *,
+        hint: str | None = None,
+        level: Level | None = None,
+        fix: Fix | None = None,
+        related: list[tuple[ast.AST | Span, str]] | None = None,
+        kernel: str | None = None,
+        data: dict[str, Any] | None = None,
+        rule_id: str | None = None,
+    ) -> None:
+        """Report a finding of the current rule at a node or span.
+
+        ``level`` defaults to the rule's level; rules lower it to a warning
+        when a violation depends on unknown values.
+        """
+        rule = self._rule
+        assert rule is not None, "report() called outside a rule's check()"
+        self._findings.append(
+            Finding(
+                rule_id=rule_id or rule.id,
+                level=level if level is not None else rule.level,
+                message=message,
+                path=self.display_path,
+                span=self.span_of(where),
+                hint=hint,
+                fix=fix,
+                related=tuple(Related(self.span_of(w), m) for w, m in (related or [])),
+                kernel=kernel,
+                data=tuple(sorted((data or {}).items())),
+            )
+        )
+
+    def take_findings(self) -> list[Finding]:
+        out, self._findings = self._findings, []
+        return out

@@ -1,0 +1,301 @@
+"""Running the enabled rules over files, isolating crashes.
+
+One file at a time: read -> decode -> parse -> rules -> per-file ignores ->
+noqa. Every file yields findings or a per-file error, and the run goes on.
+A FileResult is picklable, so files can be checked in a process pool.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import traceback
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from .config import Settings
+from .context import RuleContext
+from .discovery import InputFile
+from .findings import Finding, Level, Span
+from .fingerprint import line_hashes
+from .rule import Rule, RuleSet
+from .selection import Selector, matches_any
+from .source import SourceError, SourceFile, decode_source
+from .suppression import apply_noqa, parse_noqa
+
+# Ids of the tool rules the engine itself emits (declared in the rule pack).
+SYNTAX_ERROR = "NKI001"
+UNREADABLE_FILE = "NKI002"
+RULE_CRASH = "NKI003"
+UNUSED_NOQA = "NKI004"
+
+
+@dataclass(frozen=True)
+class Notification:
+    """Something about the run itself (SARIF toolExecutionNotifications)."""
+
+    level: Level
+    message: str
+    path: str | None = None
+    rule_id: str | None = None
+    span: Span | None = None
+    detail: str | None = None  # e.g. a traceback
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    notifications: list[Notification] = field(default_factory=list)
+    crashed: bool = False  # a rule raised: exit code 2
+    lines: dict[int, str] = field(default_factory=dict)  # lines findings point at
+    fingerprints: dict[int, str] = field(default_factory=dict)  # line -> hash
+    text: str | None = None  # kept only when fixes may be applied
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    want_fingerprints: bool = False
+    keep_text: bool = False
+    extra_rules: tuple[type[Rule], ...] = ()
+
+
+def _per_file_selectors(settings: Settings, display: str) -> list[Selector]:
+    out: list[Selector] = []
+    for glob, selectors in settings.per_file_ignores:
+        base = display.rsplit("/", 1)[-1]
+        if fnmatch.fnmatchcase(display, glob) or fnmatch.fnmatchcase(base, glob) or fnmatch.fnmatchcase(
+            _relative_to_root(display, settings.root), glob
+        ):
+            out.extend(Selector(s) for s in selectors)
+    return out
+
+
+def _relative_to_root(display: str, root: Path) -> str:
+    try:
+        return Path(display).absolute().relative_to(root).as_posix()
+    except ValueError:
+        return display
+
+
+def read_file(path: Path) -> bytes:
+    """Read a file's bytes; SourceError for anything that is not a file."""
+    try:
+        if path.is_dir():
+            raise SourceError("unreadable", "is a directory, not a file")
+        if path.stat().st_size > 8 * 1024 * 1024:
+            raise SourceError("too-large", "file is larger than 8 MiB; not analysed")
+        return path.read_bytes()
+    except SourceError:
+        raise
+    except PermissionError:
+        raise SourceError("unreadable", "cannot read file: permission denied") from None
+    except OSError as exc:
+        raise SourceError("unreadable", f"cannot read file: {exc.strerror or exc}") from None
+
+
+class Checker:
+    """Runs a fixed set of rules with fixed settings over any number of files."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        ruleset: RuleSet,
+        enabled: frozenset[str],
+        options: RunOptions = RunOptions(),
+    ) -> None:
+        self.settings = settings
+        self.ruleset = ruleset
+        self.enabled = enabled
+        self.options = options
+        self.target = settings.target
+        self.rules: list[Rule] = [ruleset.rules[rid]() for rid in sorted(enabled) if rid in ruleset.rules]
+        self.rules.extend(rule() for rule in options.extra_rules)
+        self.names = {r.id: r.name for r in ruleset}
+        self._project = None
+
+    @property
+    def project(self):
+        if self._project is None:
+            from .model.project import Project
+
+            self._project = Project(self.settings.root)
+        return self._project
+
+    # ------------------------------------------------------------------
+    def check_path(self, item: InputFile) -> FileResult:
+        try:
+            data = read_file(item.path)
+            text = decode_source(data)
+        except SourceError as err:
+            return self._broken(item.display, err, None)
+        return self.check_text(text, item.display, str(item.path))
+
+    def check_text(self, text: str, display: str, disk_path: str | None = None) -> FileResult:
+        source = SourceFile(disk_path or display, text, display)
+        if disk_path:
+            self.project.register_source(Path(disk_path), source)
+        try:
+            source.tree  # noqa: B018 - parse now so syntax errors surface here
+        except SourceError as err:
+            return self._broken(display, err, source)
+        ctx = RuleContext(source, self.settings, self.target, self.settings.nki_version, self.project, None, display)
+        result = FileResult(display)
+        for rule in self.rules:
+            if rule.emitted_by_engine:
+                continue
+            self._run_rule(rule, ctx, result)
+        self._finish(result, source)
+        return result
+
+    def _broken(self, display: str, err: SourceError, source: SourceFile | None) -> FileResult:
+        """A file that cannot be decoded or parsed: one finding, or a notification."""
+        result = FileResult(display)
+        ctx = RuleContext(source, self.settings, self.target, self.settings.nki_version, None, err, display)
+        ran = False
+        for rule in self.rules:
+            if rule.runs_on_broken_files and not rule.emitted_by_engine:
+                ran = True
+                self._run_rule(rule, ctx, result)
+        if not any(f.rule_id in (SYNTAX_ERROR, UNREADABLE_FILE) for f in result.findings):
+            # The rule that would report it is disabled: still say so.
+            result.notifications.append(
+                Notification(Level.ERROR, f"{display}: not analysed: {err.message}", display)
+            )
+        del ran
+        self._finish(result, source)
+        return result
+
+    def _run_rule(self, rule: Rule, ctx: RuleContext, result: FileResult) -> None:
+        ctx.begin_rule(type(rule))
+        try:
+            rule.check(ctx)
+        except Exception as exc:  # isolate: the run goes on
+            ctx.take_findings()
+            result.crashed = True
+            tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-6))
+            where = _crash_location(exc, ctx)
+            message = (
+                f"rule {rule.id} ({rule.name}) crashed on this file: {type(exc).__name__}: {exc}. "
+                "This is a bug in the rule, not in your kernel; the other rules still ran"
+            )
+            result.notifications.append(Notification(Level.ERROR, message, result.path, rule.id, where, tb))
+            if RULE_CRASH in self.ruleset.rules and RULE_CRASH in self.enabled:
+                result.findings.append(
+                    Finding(RULE_CRASH, Level.ERROR, message, result.path, where, hint="report it with the file that triggers it")
+                )
+            return
+        result.findings.extend(ctx.take_findings())
+
+    def _finish(self, result: FileResult, source: SourceFile | None) -> None:
+        findings = result.findings
+        pfi = _per_file_selectors(self.settings, result.path)
+        if pfi:
+            findings = [
+                f for f in findings
+                if f.rule_id not in self.ruleset.rules or not matches_any(pfi, self.ruleset.rules[f.rule_id])
+            ]
+        if source is not None:
+            noqas = parse_noqa(source)
+            if noqas:
+                findings = apply_noqa(findings, noqas, self.names)
+                if UNUSED_NOQA in self.enabled and UNUSED_NOQA in self.ruleset.rules:
+                    findings.extend(self._unused_noqa(noqas, result.path, pfi))
+        findings.sort(key=Finding.sort_key)
+        result.findings = findings
+        if source is not None:
+            wanted = {f.span.start_line for f in findings} | {
+                n.span.start_line for n in result.notifications if n.span
+            }
+            for f in findings:
+                for rel in f.related:
+                    wanted.add(rel.span.start_line)
+            result.lines = {line: source.line_text(line) for line in wanted}
+            if self.options.want_fingerprints and findings:
+                hashes = line_hashes(source.text)
+                result.fingerprints = {line: hashes[line] for line in wanted if line in hashes}
+            if self.options.keep_text:
+                result.text = source.text
+
+    def _unused_noqa(self, noqas, path: str, pfi: list[Selector]) -> list[Finding]:
+        level = self.ruleset.rules[UNUSED_NOQA].level
+        out = []
+        for noqa in noqas.values():
+            if noqa.is_blanket:
+                if not noqa.blanket_used:
+                    out.append(Finding(UNUSED_NOQA, level, "blanket '# noqa' suppresses nothing on this line", path, noqa.span, hint="remove the comment"))
+                continue
+            unknown, unused = [], []
+            for code in noqa.codes:
+                rule = self.ruleset.get(code)
+                if rule is None:
+                    unknown.append(code)
+                elif rule.id not in self.enabled or rule.emitted_by_engine and rule.id == UNUSED_NOQA:
+                    continue  # not run here; cannot tell whether it is stale
+                elif pfi and matches_any(pfi, rule):
+                    continue
+                elif code not in noqa.used:
+                    unused.append(code)
+            if unknown:
+                out.append(
+                    Finding(UNUSED_NOQA, level, f"'# noqa' names unknown rule code(s): {', '.join(unknown)}", path, noqa.span,
+                            hint="use a rule id such as NKI201 or a rule name; `nkilint rules` lists them")
+                )
+            if unused:
+                out.append(
+                    Finding(UNUSED_NOQA, level, f"unused suppression: {', '.join(unused)} reports nothing on this line", path, noqa.span,
+                            hint="remove the stale code(s) from the '# noqa' comment")
+                )
+        return out
+
+
+def _crash_location(exc: BaseException, ctx: RuleContext) -> Span:
+    """Point a crash at the node being analysed if the rule told us, else line 1."""
+    node = getattr(exc, "nkilint_node", None)
+    if node is not None and ctx.source is not None:
+        try:
+            return ctx.source.span_of(node)
+        except Exception:  # pragma: no cover - best effort
+            pass
+    return Span(1, 1, 1, 2)
+
+
+# -- running many files ------------------------------------------------------
+_WORKER: Checker | None = None
+
+
+def _init_worker(settings: Settings, enabled: frozenset[str], options: RunOptions) -> None:
+    global _WORKER
+    from .plugins import installed_rules
+
+    _WORKER = Checker(settings, installed_rules(), enabled, options)
+
+
+def _check_in_worker(item: InputFile) -> FileResult:
+    assert _WORKER is not None
+    return _WORKER.check_path(item)
+
+
+def default_jobs(n_files: int) -> int:
+    if n_files < 24:
+        return 1
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+def check_files(
+    files: Sequence[InputFile], checker: Checker, jobs: int | None = None
+) -> Iterable[FileResult]:
+    """Results in input order. Uses a process pool for large runs."""
+    jobs = default_jobs(len(files)) if jobs is None else jobs
+    if jobs <= 1 or checker.options.extra_rules:
+        for item in files:
+            yield checker.check_path(item)
+        return
+    # Workers prefer files of one package together (shared import cache).
+    chunk = max(1, len(files) // (jobs * 4))
+    with ProcessPoolExecutor(
+        max_workers=jobs, initializer=_init_worker, initargs=(checker.settings, checker.enabled, checker.options)
+    ) as pool:
+        yield from pool.map(_check_in_worker, files, chunksize=chunk)

@@ -1,0 +1,1 @@
+"""The NKI semantic model: bindings, kernels, abstract values, kernel graphs."""

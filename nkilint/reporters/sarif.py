@@ -1,0 +1,210 @@
+"""SARIF 2.1.0 output for GitHub code scanning and the VS Code SARIF viewer.
+
+Built with sarif-om's object model and written by ``nkilint.sarif_writer``.
+Suppressed findings are left out unless ``include_suppressed`` (then they
+carry an in-source suppression).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import quote
+
+import sarif_om as so
+
+from .. import __version__
+from ..findings import Finding, Level, Span
+from ..rule import Rule
+from ..run import Run
+from ..sarif_writer import make, to_json
+
+SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+INFORMATION_URI = "https://github.com/nkilint/nkilint"
+SRCROOT = "%SRCROOT%"
+_LEVEL = {Level.ERROR: "error", Level.WARNING: "warning", Level.NOTE: "note"}
+
+
+def _descriptor(rule: type[Rule]) -> so.ReportingDescriptor:
+    full = rule.explanation.strip().split("\n\n")[0].replace("\n", " ")
+    help_text = f"{rule.summary}\n\n{_plain(rule.explanation)}"
+    return make(
+        so.ReportingDescriptor,
+        id=rule.id,
+        name=rule.name,
+        short_description=make(so.MultiformatMessageString, text=rule.summary),
+        full_description=make(so.MultiformatMessageString, text=full),
+        help=make(so.MultiformatMessageString, text=help_text, markdown=_markdown_help(rule)),
+        help_uri=rule.help_uri(),
+        default_configuration=make(
+            so.ReportingConfiguration, level=_LEVEL[rule.level], enabled=bool(rule.default_enabled)
+        ),
+        properties=make(
+            so.PropertyBag,
+            tags=[rule.family, "nki"] + (["fixable"] if rule.fixable else []),
+            _extra={"precision": rule.precision, "problem.severity": _severity(rule.level)},
+        ),
+    )
+
+
+def _severity(level: Level) -> str:
+    return {Level.ERROR: "error", Level.WARNING: "warning", Level.NOTE: "recommendation"}[level]
+
+
+def _plain(markdown: str) -> str:
+    return markdown.strip().replace("`", "")
+
+
+def _markdown_help(rule: type[Rule]) -> str:
+    from ..explain import explain_markdown
+
+    return explain_markdown(rule)
+
+
+def _region(span: Span) -> so.Region:
+    return make(
+        so.Region,
+        start_line=span.start_line,
+        start_column=span.start_col,
+        end_line=span.end_line,
+        end_column=span.end_col,
+    )
+
+
+def _artifact_location(path: str, root: Path) -> so.ArtifactLocation:
+    p = Path(path)
+    if not p.is_absolute():
+        p = (root / p)
+    try:
+        rel = p.resolve().relative_to(root.resolve()).as_posix()
+        return make(so.ArtifactLocation, uri=quote(rel), uri_base_id=SRCROOT)
+    except ValueError:
+        return make(so.ArtifactLocation, uri=p.resolve().as_uri())
+
+
+def _result(f: Finding, run: Run, rule_index: dict[str, int], root: Path) -> so.Result:
+    location = make(
+        so.Location,
+        physical_location=make(
+            so.PhysicalLocation, artifact_location=_artifact_location(f.path, root), region=_region(f.span)
+        ),
+    )
+    text = f.message + (f" Hint: {f.hint}" if f.hint else "")
+    kwargs = dict(
+        rule_id=f.rule_id,
+        level=_LEVEL[f.level],
+        message=make(so.Message, text=text),
+        locations=[location],
+    )
+    if f.rule_id in rule_index:
+        kwargs["rule_index"] = rule_index[f.rule_id]
+    fingerprint = run.fingerprint_for(f)
+    if fingerprint:
+        kwargs["partial_fingerprints"] = {"primaryLocationLineHash": fingerprint}
+    if f.related:
+        kwargs["related_locations"] = [
+            make(
+                so.Location,
+                id=i,
+                physical_location=make(
+                    so.PhysicalLocation, artifact_location=_artifact_location(f.path, root), region=_region(r.span)
+                ),
+                message=make(so.Message, text=r.message),
+            )
+            for i, r in enumerate(f.related)
+        ]
+    if f.fix is not None:
+        kwargs["fixes"] = [
+            make(
+                so.Fix,
+                description=make(so.Message, text=f.fix.description),
+                artifact_changes=[
+                    make(
+                        so.ArtifactChange,
+                        artifact_location=_artifact_location(f.path, root),
+                        replacements=[
+                            make(
+                                so.Replacement,
+                                deleted_region=_region(e.span),
+                                inserted_content=make(so.ArtifactContent, text=e.replacement),
+                            )
+                            for e in f.fix.edits
+                        ],
+                    )
+                ],
+            )
+        ]
+    if f.suppressed:
+        kwargs["suppressions"] = [make(so.Suppression, kind="inSource", state="accepted")]
+    props = {}
+    if f.kernel:
+        props["kernel"] = f.kernel
+    if props:
+        kwargs["properties"] = make(so.PropertyBag, _extra=props)
+    return make(so.Result, **kwargs)
+
+
+def build_sarif(run: Run, include_suppressed: bool = False) -> dict:
+    root = run.cwd
+    rules = run.ruleset.sorted()
+    rule_index = {r.id: i for i, r in enumerate(rules)}
+    driver = make(
+        so.ToolComponent,
+        name="nkilint",
+        semantic_version=__version__,
+        version=__version__,
+        information_uri=INFORMATION_URI,
+        rules=[_descriptor(r) for r in rules],
+    )
+    results = [
+        _result(f, run, rule_index, root) for f in run.findings if include_suppressed or not f.suppressed
+    ]
+    notifications = []
+    for n in run.all_notifications:
+        kw = dict(level=_LEVEL[n.level], message=make(so.Message, text=n.message))
+        if n.path:
+            kw["locations"] = [
+                make(
+                    so.Location,
+                    physical_location=make(
+                        so.PhysicalLocation,
+                        artifact_location=_artifact_location(n.path, root),
+                        **({"region": _region(n.span)} if n.span else {}),
+                    ),
+                )
+            ]
+        if n.rule_id and n.rule_id in rule_index:
+            kw["associated_rule"] = make(so.ReportingDescriptorReference, id=n.rule_id, index=rule_index[n.rule_id])
+        if n.detail:
+            kw["exception"] = make(so.Exception, message=n.detail.strip().splitlines()[-1], kind="python")
+        notifications.append(make(so.Notification, **kw))
+    invocation = make(
+        so.Invocation,
+        execution_successful=not run.crashed,
+        tool_execution_notifications=notifications or None,
+    )
+    log = make(
+        so.SarifLog,
+        schema_uri=SCHEMA_URI,
+        version="2.1.0",
+        runs=[
+            make(
+                so.Run,
+                tool=make(so.Tool, driver=driver),
+                invocations=[invocation],
+                column_kind="unicodeCodePoints",
+                original_uri_base_ids={SRCROOT: make(so.ArtifactLocation, uri=_dir_uri(root))},
+                results=results,
+            )
+        ],
+    )
+    return to_json(log)
+
+
+def _dir_uri(root: Path) -> str:
+    uri = root.resolve().as_uri()
+    return uri if uri.endswith("/") else uri + "/"
+
+
+def render_sarif(run: Run, include_suppressed: bool = False) -> str:
+    return json.dumps(build_sarif(run, include_suppressed), indent=2) + "\n"
