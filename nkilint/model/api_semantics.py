@@ -1,0 +1,140 @@
+"""What each NKI API does, as far as the model needs it.
+
+The API table (apitable.py) says which names and parameters exist in each
+release; this module adds the semantics: which engine runs an op, which
+arguments it writes, what a legacy call returns (and where), and how loops
+and allocations behave. Sources: ../shared/NKI-REFERENCE.md sections 2.4-2.7
+(engines and memories) and the nki.isa / nki.language stubs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Allocation functions of nki.language: name -> index of the shape parameter
+# ("like" allocations take the shape of their first argument).
+ALLOCATIONS = {
+    "ndarray": "shape",
+    "zeros": "shape",
+    "ones": "shape",
+    "full": "shape",
+    "empty": "shape",
+    "rand": "shape",
+    "random": "shape",
+    "zeros_like": "like",
+    "ones_like": "like",
+    "empty_like": "like",
+    "full_like": "like",
+    "rand_like": "like",
+    "shared_constant": "const",
+    "shared_identity_matrix": "identity",
+}
+
+# Loop iterators of nki.language (the canonical kind recorded on loop nodes).
+LOOPS = {
+    "affine_range": "affine_range",
+    "sequential_range": "sequential_range",
+    "static_range": "static_range",
+    "dynamic_range": "dynamic_range",
+    "tile_range": "tile_range",
+}
+
+# Parameter names through which an ISA call writes its result.
+OUTPUT_PARAMS = {"dst", "reduce_res", "dst_scale", "dst_data", "out", "output", "dst_indices", "dst_count"}
+
+ENGINE_TENSOR = "tensor"
+ENGINE_VECTOR = "vector"
+ENGINE_SCALAR = "scalar"
+ENGINE_GPSIMD = "gpsimd"
+ENGINE_DMA = "dma"
+ENGINE_ANY = "any"  # engine-selectable (engine= argument, compiler's choice)
+ENGINE_NONE = "none"  # no instruction (metadata, index helpers)
+
+_ISA_ENGINES = {
+    ENGINE_TENSOR: ("nc_matmul", "nc_matmul_mx"),
+    ENGINE_VECTOR: (
+        "tensor_reduce", "tensor_copy_predicated", "bn_stats", "bn_aggr", "tensor_tensor_scan",
+        "scalar_tensor_tensor", "tensor_scalar_reduce", "tensor_scalar_cumulative", "reciprocal", "max8",
+        "nc_find_index8", "nc_match_replace8", "nc_stream_shuffle", "dropout", "set_rng_seed", "range_select",
+        "select_reduce", "exponential", "rand2", "quantize_mx",
+    ),
+    ENGINE_SCALAR: ("activation", "activation_reduce", "activate2"),
+    ENGINE_GPSIMD: (
+        "iota", "affine_select", "local_gather", "nc_n_gather", "tensor_partition_reduce", "sequence_bounds",
+        "nonzero_with_count", "topk", "rand_set_state", "rand_get_state", "core_barrier",
+    ),
+    ENGINE_DMA: ("dma_copy", "dma_transpose", "dma_compute", "sendrecv"),
+    ENGINE_ANY: ("tensor_tensor", "tensor_scalar", "tensor_copy", "memset", "rng", "nc_transpose", "select"),
+}
+ISA_ENGINE = {name: engine for engine, names in _ISA_ENGINES.items() for name in names}
+
+# nki.language calls that move data between HBM and on-chip memory.
+LANGUAGE_DMA = {"load", "store", "load_transpose2d", "atomic_rmw", "gather_flattened"}
+# nki.language calls that only compute indices / metadata.
+LANGUAGE_META = {
+    "ds", "arange", "mgrid", "program_id", "num_programs", "program_ndim", "par_dim", "spmd_dim", "nc",
+    "device_print", "no_reorder", "is_hbm", "is_on_chip", "is_psum", "is_sbuf", "tile_size", "random_seed",
+    "fori_loop", "while_loop",
+}
+# nki.language compute calls whose result (legacy: returned tile) lives in PSUM.
+LANGUAGE_PSUM_RESULT = {"matmul", "transpose"}
+LANGUAGE_REDUCTIONS = {"sum", "max", "min", "mean", "prod", "var", "all", "any", "argmax", "argmin"}
+
+
+@dataclass(frozen=True)
+class ApiInfo:
+    name: str  # canonical dotted name
+    module: str  # nki.language / nki.isa / ...
+    short: str
+    kind: str  # alloc, loop, dma, matmul, transpose, compute, meta, other
+    engine: str
+
+    @property
+    def is_isa(self) -> bool:
+        return self.module == "nki.isa"
+
+
+def classify(canonical: str) -> ApiInfo | None:
+    """Semantics of a canonical NKI name, or None if it is not an op/alloc/loop."""
+    module, _, short = canonical.rpartition(".")
+    if module == "nki.language":
+        if short in ALLOCATIONS:
+            return ApiInfo(canonical, module, short, "alloc", ENGINE_NONE)
+        if short in LOOPS:
+            return ApiInfo(canonical, module, short, "loop", ENGINE_NONE)
+        if short in LANGUAGE_DMA:
+            return ApiInfo(canonical, module, short, "dma", ENGINE_DMA)
+        if short in LANGUAGE_META:
+            return ApiInfo(canonical, module, short, "meta", ENGINE_NONE)
+        if short == "matmul":
+            return ApiInfo(canonical, module, short, "matmul", ENGINE_TENSOR)
+        if short == "transpose":
+            return ApiInfo(canonical, module, short, "transpose", ENGINE_TENSOR)
+        return ApiInfo(canonical, module, short, "compute", ENGINE_ANY)
+    if module == "nki.isa":
+        engine = ISA_ENGINE.get(short, ENGINE_ANY)
+        if short in ("register_alloc", "register_move", "register_load", "register_store", "get_nc_version"):
+            return ApiInfo(canonical, module, short, "meta", ENGINE_NONE)
+        if short in ("nc_matmul", "nc_matmul_mx"):
+            kind = "matmul"
+        elif short in ("nc_transpose",):
+            kind = "transpose"
+        elif engine == ENGINE_DMA:
+            kind = "dma"
+        else:
+            kind = "compute"
+        return ApiInfo(canonical, module, short, kind, engine)
+    if module == "nki.collectives":
+        return ApiInfo(canonical, module, short, "dma", ENGINE_DMA)
+    return None
+
+
+def legacy_result_buffer(info: ApiInfo, engine_arg: str | None = None) -> str:
+    """Where a legacy call's returned tile lives."""
+    if info.kind == "matmul":
+        return "psum"
+    if info.kind == "transpose":
+        if info.short == "nc_transpose" and engine_arg == "vector":
+            return "sbuf"
+        return "psum"
+    return "sbuf"

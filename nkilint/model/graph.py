@@ -1,0 +1,273 @@
+"""The kernel graph: a networkx MultiDiGraph of one kernel's data flow.
+
+Node kinds (attribute ``kind``): ``tensor`` (allocation, kernel parameter,
+or a tile returned by a legacy call), ``view`` (an indexed / sliced /
+reshaped tensor), ``op`` (one call of an NKI API), ``loop``. Edge kinds:
+``reads`` (tensor/view -> op), ``writes`` (op -> tensor/view), ``view_of``
+(view -> tensor), ``in_loop`` (node -> innermost loop, loop -> parent loop),
+``calls`` (kernel -> helper function).
+
+Abstract values stay on the nodes for rules (``shape_v``, ``dtype_v``...);
+``to_json`` gives the stable, documented export (see docs/graph.md).
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import networkx as nx
+
+from .values import Const, DType, Int, Value, const_int, describe, int_bounds
+
+DTYPE_BYTES = {
+    "bool_": 1, "int8": 1, "uint8": 1, "float8_e4m3": 1, "float8_e4m3fn": 1, "float8_e5m2": 1, "float8_e8m0fnu": 1,
+    "int16": 2, "uint16": 2, "float16": 2, "bfloat16": 2,
+    "int32": 4, "uint32": 4, "float32": 4, "tfloat32": 4,
+    "float8_e5m2_x4": 4, "float8_e4m3fn_x4": 4, "float4_e2m1fn_x4": 2,
+    "int64": 8, "uint64": 8, "float64": 8,
+}
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a node comes from: the file, the ast node, and the chain of
+    call sites (outermost first) through which the code was reached."""
+
+    file: str
+    node: ast.AST
+    chain: tuple[tuple[str, ast.AST], ...] = ()
+
+    @property
+    def line(self) -> int:
+        return getattr(self.node, "lineno", 0)
+
+
+def dim_json(v: Value | None) -> Any:
+    if v is None:
+        return None
+    c = const_int(v)
+    if c is not None:
+        return c
+    b = int_bounds(v)
+    if b is not None:
+        lo, hi = b
+        out: dict[str, Any] = {"expr": describe(v)}
+        if lo != float("-inf"):
+            out["min"] = int(lo)
+        if hi != float("inf"):
+            out["max"] = int(hi)
+        return out
+    return {"expr": describe(v)}
+
+
+class KernelGraph:
+    def __init__(self, name: str, file: str) -> None:
+        self.name = name
+        self.file = file
+        self.g = nx.MultiDiGraph(name=name)
+        self._ids = itertools.count()
+        self.truncated = False  # the interpreter hit its budget
+        self.helpers: list[str] = []
+
+    # -- construction --------------------------------------------------------
+    def _new_id(self, prefix: str) -> str:
+        return f"{prefix}{next(self._ids)}"
+
+    def add_node(self, prefix: str, kind: str, site: Site | None, loops: tuple[str, ...], **attrs: Any) -> str:
+        node_id = self._new_id(prefix)
+        self.g.add_node(node_id, kind=kind, site=site, loops=loops, **attrs)
+        if loops:
+            self.g.add_edge(node_id, loops[-1], kind="in_loop")
+        return node_id
+
+    def add_edge(self, src: str, dst: str, kind: str, **attrs: Any) -> None:
+        self.g.add_edge(src, dst, kind=kind, **attrs)
+
+    # -- queries --------------------------------------------------------------
+    def nodes(self, kind: str) -> Iterator[tuple[str, dict]]:
+        for node_id, data in self.g.nodes(data=True):
+            if data.get("kind") == kind:
+                yield node_id, data
+
+    def tensors(self) -> Iterator[tuple[str, dict]]:
+        return self.nodes("tensor")
+
+    def ops(self) -> Iterator[tuple[str, dict]]:
+        return self.nodes("op")
+
+    def loops(self) -> Iterator[tuple[str, dict]]:
+        return self.nodes("loop")
+
+    def views(self) -> Iterator[tuple[str, dict]]:
+        return self.nodes("view")
+
+    def attrs(self, node_id: str) -> dict:
+        return self.g.nodes[node_id]
+
+    def edges_of(self, node_id: str, kind: str, out: bool = True) -> list[tuple[str, str, dict]]:
+        it = self.g.out_edges(node_id, data=True) if out else self.g.in_edges(node_id, data=True)
+        return [(u, v, d) for u, v, d in it if d.get("kind") == kind]
+
+    def reads(self, op_id: str) -> list[tuple[str, dict]]:
+        """(tensor-or-view id, edge data) read by an op, in argument order."""
+        return [(u, d) for u, _, d in self.edges_of(op_id, "reads", out=False)]
+
+    def writes(self, op_id: str) -> list[tuple[str, dict]]:
+        return [(v, d) for _, v, d in self.edges_of(op_id, "writes")]
+
+    def base_tensor(self, node_id: str) -> str:
+        """The tensor a view (of a view ...) refers to."""
+        seen = 0
+        while self.g.nodes[node_id].get("kind") == "view" and seen < 64:
+            nxt = [v for _, v, d in self.g.out_edges(node_id, data=True) if d.get("kind") == "view_of"]
+            if not nxt:
+                break
+            node_id = nxt[0]
+            seen += 1
+        return node_id
+
+    def ops_reading(self, tensor_id: str) -> list[str]:
+        """Ops that read the tensor directly or through any view of it."""
+        return self._ops_touching(tensor_id, "reads")
+
+    def ops_writing(self, tensor_id: str) -> list[str]:
+        return self._ops_touching(tensor_id, "writes")
+
+    def _ops_touching(self, tensor_id: str, kind: str) -> list[str]:
+        out = []
+        for nid in self.views_of(tensor_id) + [tensor_id]:
+            if kind == "reads":
+                out.extend(v for _, v, d in self.g.out_edges(nid, data=True) if d.get("kind") == "reads")
+            else:
+                out.extend(u for u, _, d in self.g.in_edges(nid, data=True) if d.get("kind") == "writes")
+        return sorted(set(out), key=lambda x: int(x.lstrip("abcdefghijklmnopqrstuvwxyz") or 0))
+
+    def views_of(self, tensor_id: str) -> list[str]:
+        """All views (transitively) of a tensor."""
+        out: list[str] = []
+        stack = [tensor_id]
+        while stack:
+            cur = stack.pop()
+            for u, _, d in self.g.in_edges(cur, data=True):
+                if d.get("kind") == "view_of":
+                    out.append(u)
+                    stack.append(u)
+        return out
+
+    def loop_chain(self, node_id: str) -> tuple[str, ...]:
+        return tuple(self.g.nodes[node_id].get("loops", ()))
+
+    # -- export ----------------------------------------------------------------
+    def to_json(self) -> dict:
+        nodes = []
+        for node_id, data in self.g.nodes(data=True):
+            nodes.append(_node_json(node_id, data))
+        edges = []
+        for u, v, d in self.g.edges(data=True):
+            e = {"source": u, "target": v, "kind": d.get("kind")}
+            if d.get("param") is not None:
+                e["param"] = d["param"]
+            edges.append(e)
+        edges.sort(key=lambda e: (_num(e["source"]), _num(e["target"]), e["kind"], e.get("param") or ""))
+        return {
+            "kernel": self.name,
+            "file": self.file,
+            "truncated": self.truncated,
+            "helpers": list(self.helpers),
+            "nodes": sorted(nodes, key=lambda n: _num(n["id"])),
+            "edges": edges,
+        }
+
+
+def _num(node_id: str) -> int:
+    digits = "".join(ch for ch in node_id if ch.isdigit())
+    return int(digits) if digits else 0
+
+
+def _site_json(site: Site | None) -> dict | None:
+    if site is None:
+        return None
+    node = site.node
+    out = {
+        "file": site.file,
+        "line": getattr(node, "lineno", None),
+        "column": (getattr(node, "col_offset", 0) or 0) + 1,
+        "end_line": getattr(node, "end_lineno", None),
+        "end_column": (getattr(node, "end_col_offset", 0) or 0) + 1,
+    }
+    if site.chain:
+        out["via"] = [{"file": f, "line": getattr(n, "lineno", None)} for f, n in site.chain]
+    return out
+
+
+_JSON_ATTRS = {
+    "tensor": ("name", "buffer", "dtype", "origin", "api", "partition_axis", "address", "bytes_per_partition", "function"),
+    "view": ("name", "buffer", "dtype", "index"),
+    "op": ("api", "engine", "function", "legacy_result"),
+    "loop": ("loop_kind", "iterator", "function"),
+}
+
+
+def _node_json(node_id: str, data: dict) -> dict:
+    kind = data.get("kind")
+    out: dict[str, Any] = {"id": node_id, "kind": kind}
+    for key in _JSON_ATTRS.get(kind, ()):
+        value = data.get(key)
+        if isinstance(value, Value):
+            value = dim_json(value)
+        out[key] = value
+    if kind in ("tensor", "view"):
+        shape = data.get("shape_v")
+        out["shape"] = None if shape is None else [dim_json(d) for d in shape]
+    if kind == "loop":
+        out["trip_count"] = dim_json(data.get("trip_v"))
+    out["loops"] = list(data.get("loops", ()))
+    out["span"] = _site_json(data.get("site"))
+    return out
+
+
+def to_dot(graph: KernelGraph) -> str:
+    """Graphviz DOT text of a kernel graph."""
+    shapes = {"tensor": "box", "view": "box", "op": "ellipse", "loop": "diamond"}
+    styles = {"view": "dashed", "loop": "dotted"}
+    lines = [f'digraph "{graph.name}" {{', "  rankdir=LR;"]
+    for node_id, data in sorted(graph.g.nodes(data=True), key=lambda x: _num(x[0])):
+        kind = data.get("kind")
+        if kind == "tensor":
+            shape = data.get("shape_v")
+            dims = "?" if shape is None else "x".join(str(dim_json(d)) if isinstance(dim_json(d), int) else "?" for d in shape)
+            label = f"{data.get('name') or node_id}\\n{data.get('buffer')} {data.get('dtype') or '?'} [{dims}]"
+        elif kind == "view":
+            label = f"{data.get('name') or node_id}[{data.get('index') or ''}]"
+        elif kind == "op":
+            label = f"{data.get('api', '').rsplit('.', 1)[-1]}\\n({data.get('engine')})"
+        else:
+            label = f"{data.get('loop_kind')} {data.get('iterator') or ''}\\ntrip {dim_json(data.get('trip_v'))}"
+        label = label.replace('"', "'")
+        style = f', style="{styles[kind]}"' if kind in styles else ""
+        lines.append(f'  {node_id} [label="{label}", shape={shapes.get(kind, "box")}{style}];')
+    for u, v, d in graph.g.edges(data=True):
+        kind = d.get("kind")
+        style = ', style="dotted"' if kind in ("in_loop", "view_of") else ""
+        lines.append(f'  {u} -> {v} [label="{kind}"{style}];')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def bytes_per_partition(shape: tuple[Value, ...] | None, dtype: Value, partition_axis: int = 0) -> Value:
+    """Bytes one partition holds: product of the free dims times the dtype size."""
+    from .values import Unknown, int_binop
+
+    if shape is None or not isinstance(dtype, DType) or dtype.name not in DTYPE_BYTES:
+        return Unknown("shape or dtype unknown")
+    total: Value = Const(DTYPE_BYTES[dtype.name])
+    for i, d in enumerate(shape):
+        if i == partition_axis:
+            continue
+        total = int_binop(ast.Mult, total, d)
+    if isinstance(total, Int) and total.label is None:
+        total.label = "bytes per partition"
+    return total

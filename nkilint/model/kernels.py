@@ -1,0 +1,157 @@
+"""Which functions are device code.
+
+* Roots: functions decorated by ``nki.jit`` (bare or called), ``nki.trace``,
+  legacy ``nki.baremetal`` / ``benchmark`` / ``profile``, torch_neuronx
+  ``nki_jit`` (also through module-level aliases such as
+  ``nki_jit = nki.trace``), stacked with other decorators; and functions
+  passed to ``nki.jit(f)``, ``nki.simulate(f)``, ``nki.simulate_kernel(f,
+  ...)``, ``compile_kernel(f, ...)``, ``nki_call(f, ...)``.
+* Helpers reached from roots are found by the interpreter (inlined calls).
+* Probable device code: other functions that call ``nki.language`` /
+  ``nki.isa`` / ``nki.collectives`` ops or allocations, or take parameters
+  annotated ``nl.ndarray`` / ``nt.tensor`` (library helpers whose roots live
+  elsewhere). They are analysed with unknown inputs.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from . import api_semantics as api
+from .bindings import Bindings
+
+ROOT_DECORATORS = {
+    "nki.jit", "nki.trace", "nki.baremetal", "nki.benchmark", "nki.profile", "torch_neuronx.nki_jit",
+}
+LAUNCHERS = {
+    "nki.jit", "nki.simulate", "nki.simulate_kernel", "nki.baremetal", "nki.benchmark", "nki.profile",
+    "nki.trace", "torch_neuronx.nki_jit", "jax_neuronx.nki_call", "nki.compiler.kernel_builder.compile_kernel",
+}
+# Decorators that stack with a root decorator and do not change what the function is.
+STACKED = {"nki.compiler.skip_middle_end_transformations", "nki.compiler.force_auto_alloc", "nki.compiler.enable_stack_allocator"}
+
+
+@dataclass
+class KernelCandidate:
+    node: ast.FunctionDef
+    kind: str  # root, probable
+    how: str  # the decorator or launcher that makes it a root, or why it is probable
+    decorator: ast.AST | None = None  # the decorator node (roots)
+    class_name: str | None = None
+
+
+def _callee(expr: ast.AST) -> ast.AST:
+    return expr.func if isinstance(expr, ast.Call) else expr
+
+
+def resolve_decorator(expr: ast.AST, bindings: Bindings, aliases: dict[str, str]) -> str | None:
+    """Canonical name of a decorator, following ``nki_jit()`` factories and
+    module-level aliases (``nki_jit = nki.trace``)."""
+    target = _callee(expr)
+    # nki_jit()(f) / @nki_jit() : the factory call itself.
+    if isinstance(target, ast.Call):
+        target = target.func
+    qual = bindings.resolve(target)
+    if qual is not None and (qual.is_nki or qual.name in ("torch_neuronx.nki_jit", "jax_neuronx.nki_call")):
+        return qual.name
+    if isinstance(target, ast.Name) and target.id in aliases:
+        return aliases[target.id]
+    if isinstance(target, ast.Attribute) and target.attr == "jit" and isinstance(target.value, ast.Name):
+        # e.g. an alias module the bindings could not resolve (`_nki.jit`).
+        name = target.value.id
+        if name in aliases and aliases[name] == "nki":
+            return "nki.jit"
+    return None
+
+
+def module_aliases(tree: ast.Module, bindings: Bindings) -> dict[str, str]:
+    """Module-level names bound to NKI decorators or launchers."""
+    out: dict[str, str] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            value = _callee(stmt.value) if isinstance(stmt.value, ast.Call) else stmt.value
+            qual = bindings.resolve(value)
+            if qual is not None and (qual.name in ROOT_DECORATORS or qual.name in LAUNCHERS or qual.name == "nki"):
+                out[stmt.targets[0].id] = qual.name
+    return out
+
+
+def _functions(tree: ast.Module) -> list[tuple[ast.FunctionDef, str | None]]:
+    """Every function with the class it is a method of (if any)."""
+    out: list[tuple[ast.FunctionDef, str | None]] = []
+
+    def visit(body, cls: str | None) -> None:
+        for stmt in body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out.append((stmt, cls))
+                visit(stmt.body, None)
+            elif isinstance(stmt, ast.ClassDef):
+                visit(stmt.body, stmt.name)
+            elif isinstance(stmt, (ast.If, ast.For, ast.While, ast.With, ast.Try)):
+                for field in ("body", "orelse", "finalbody", "handlers"):
+                    block = getattr(stmt, field, None)
+                    if block:
+                        if field == "handlers":
+                            for h in block:
+                                visit(h.body, cls)
+                        else:
+                            visit(block, cls)
+
+    visit(tree.body, None)
+    return out
+
+
+def uses_nki_device_api(func: ast.FunctionDef, bindings: Bindings) -> str | None:
+    """Why a function looks like device code, or None."""
+    for arg in func.args.args + func.args.kwonlyargs + func.args.posonlyargs:
+        if arg.annotation is not None:
+            ann = arg.annotation.value if isinstance(arg.annotation, ast.Subscript) else arg.annotation
+            qual = bindings.resolve(ann)
+            if qual is not None and qual.name in ("nki.language.ndarray", "nki.typing.tensor", "nki.typing.mutable_tensor", "nki.language.tile"):
+                return f"parameter {arg.arg} is annotated {qual.name}"
+    for node in ast.walk(func):
+        if isinstance(node, ast.Call):
+            qual = bindings.resolve(node.func)
+            if qual is None or not qual.is_nki:
+                continue
+            info = api.classify(qual.name)
+            if info is not None and info.kind in ("alloc", "dma", "compute", "matmul", "transpose"):
+                return f"calls {qual.name}"
+    return None
+
+
+def find_kernels(tree: ast.Module, bindings: Bindings) -> list[KernelCandidate]:
+    aliases = module_aliases(tree, bindings)
+    functions = _functions(tree)
+    by_name: dict[str, list[ast.FunctionDef]] = {}
+    for fn, _ in functions:
+        by_name.setdefault(fn.name, []).append(fn)
+    roots: dict[int, KernelCandidate] = {}
+    for fn, cls in functions:
+        for deco in fn.decorator_list:
+            name = resolve_decorator(deco, bindings, aliases)
+            if name in ROOT_DECORATORS:
+                roots[id(fn)] = KernelCandidate(fn, "root", f"@{name}", deco, cls)
+                break
+    # Launch forms: nki.jit(f), nki.simulate(f)(...), compile_kernel(f, ...).
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        name = resolve_decorator(node.func, bindings, aliases)
+        if name not in LAUNCHERS:
+            continue
+        first = node.args[0]
+        if isinstance(first, ast.Name) and first.id in by_name:
+            for fn in by_name[first.id]:
+                if id(fn) not in roots:
+                    roots[id(fn)] = KernelCandidate(fn, "root", f"{name}({first.id})", None)
+    out: list[KernelCandidate] = list(roots.values())
+    for fn, cls in functions:
+        if id(fn) in roots:
+            continue
+        why = uses_nki_device_api(fn, bindings)
+        if why:
+            out.append(KernelCandidate(fn, "probable", why, None, cls))
+    out.sort(key=lambda k: (k.node.lineno, k.node.col_offset))
+    return out

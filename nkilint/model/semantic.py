@@ -1,0 +1,215 @@
+"""The semantic model of one file: what rules query.
+
+``analyze_file`` resolves bindings, finds the kernels, interprets each one
+once and keeps its graph. Helpers reached from a kernel are analysed inline
+(with the kernel's values); other device code is analysed with unknown
+inputs.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from ..findings import Span
+from ..source import SourceFile
+from ..targets import Target
+from ..versions import V0_1, NkiVersion
+from .bindings import Bindings, Dialect
+from .graph import KernelGraph, Site
+from .interp import Budget, Interpreter, InterpStats, _TensorWithShapeObj
+from .kernels import KernelCandidate, find_kernels
+from .project import ModuleInfo, Project
+from .values import FuncV, Unknown, Value, const_int, describe, int_bounds
+
+
+@dataclass
+class Kernel:
+    name: str
+    node: ast.FunctionDef
+    kind: str  # root or probable
+    how: str
+    graph: KernelGraph
+    decorator: ast.AST | None = None
+    class_name: str | None = None
+    error: str | None = None  # interpretation stopped early (budget, internal)
+
+
+@dataclass
+class AllocRecord:
+    """How well an on-chip allocation's partition size is known."""
+
+    file: str
+    line: int
+    col: int
+    buffer: str
+    status: str  # exact, bounded, unknown
+    reason: str = ""
+
+
+@dataclass
+class FileModel:
+    source: SourceFile
+    module: ModuleInfo
+    bindings: Bindings
+    dialect: Dialect
+    version: NkiVersion  # the target NKI version
+    target: Target
+    kernels: list[Kernel] = field(default_factory=list)
+    stats: InterpStats = field(default_factory=InterpStats)
+    device_function_ids: set[int] = field(default_factory=set)
+
+    @property
+    def legacy(self) -> bool:
+        """Whether the file is written against the legacy (0.1) API."""
+        return self.dialect is Dialect.LEGACY or (self.dialect is Dialect.NONE and self.version == V0_1)
+
+    @property
+    def path(self) -> str:
+        return str(self.module.path)
+
+    # -- queries ------------------------------------------------------------
+    def graphs(self) -> Iterator[tuple[Kernel, KernelGraph]]:
+        for k in self.kernels:
+            yield k, k.graph
+
+    def kernel(self, name: str) -> Kernel | None:
+        return next((k for k in self.kernels if k.name == name), None)
+
+    def is_device_function(self, node: ast.AST) -> bool:
+        return id(node) in self.device_function_ids
+
+    def in_this_file(self, site: Site | None) -> bool:
+        return site is not None and Path(site.file) == self.module.path
+
+    def report_node(self, site: Site | None) -> ast.AST | None:
+        """The node to report for a site: itself when it is in this file,
+        else the outermost call in this file that led to it."""
+        if site is None:
+            return None
+        if self.in_this_file(site):
+            return site.node
+        for file, call in site.chain:
+            if Path(file) == self.module.path:
+                return call
+        return None
+
+    def span(self, site: Site | None) -> Span | None:
+        node = self.report_node(site)
+        return self.source.span_of(node) if node is not None else None
+
+    def alloc_records(self) -> list[AllocRecord]:
+        out = []
+        seen: dict[tuple, AllocRecord] = {}
+        for _, graph in self.graphs():
+            for _, data in graph.tensors():
+                if data.get("origin") != "alloc" or data.get("buffer") not in ("sbuf", "psum"):
+                    continue
+                site: Site | None = data.get("site")
+                if site is None:
+                    continue
+                status, reason = partition_status(data)
+                key = (site.file, getattr(site.node, "lineno", 0), getattr(site.node, "col_offset", 0))
+                rank = {"exact": 2, "bounded": 1, "unknown": 0}
+                rec = AllocRecord(key[0], key[1], key[2] + 1, data.get("buffer"), status, reason)
+                if key not in seen or rank[status] > rank[seen[key].status]:
+                    seen[key] = rec
+        out.extend(seen.values())
+        return out
+
+
+def partition_size(data: dict) -> Value | None:
+    shape = data.get("shape_v")
+    if shape is None:
+        return None
+    axis = data.get("partition_axis") or 0
+    if axis >= len(shape):
+        return None
+    return shape[axis]
+
+
+def partition_status(data: dict) -> tuple[str, str]:
+    """(exact|bounded|unknown, reason) for a tensor node's partition size."""
+    size = partition_size(data)
+    if size is None:
+        shape = data.get("shape_v")
+        return "unknown", "shape unknown" if shape is None else "rank 0"
+    if const_int(size) is not None:
+        return "exact", ""
+    bounds = int_bounds(size)
+    if bounds is not None and bounds[1] != float("inf"):
+        return "bounded", ""
+    if isinstance(size, Unknown):
+        return "unknown", size.reason
+    if bounds is not None:
+        return "unknown", f"unbounded: {describe(size)}"
+    return "unknown", getattr(size, "reason", "") or "not an integer"
+
+
+def _module_for(source: SourceFile, project: Project) -> ModuleInfo:
+    path = Path(source.path)
+    if path.is_absolute() and path.exists():
+        project.register_source(path, source)
+        info = project.module_at(path)
+        if info is not None:
+            return info
+    # stdin or an in-memory example: a module with a virtual path.
+    virtual = (project.root / (Path(source.display_path).name or "stdin.py")).resolve()
+    info = ModuleInfo(virtual, source, source.tree, project)
+    return info
+
+
+def analyze_file(source: SourceFile, project: Project | None, target: Target, version: NkiVersion) -> FileModel:
+    if project is None:
+        root = Path(source.path).parent if Path(source.path).is_absolute() else Path.cwd()
+        project = Project(root)
+    module = _module_for(source, project)
+    bindings = module.bindings
+    dialect = bindings.dialect
+    model = FileModel(source, module, bindings, dialect, version, target)
+    legacy = model.legacy
+    candidates = find_kernels(module.tree, bindings)
+    visited: set[int] = set()
+    roots = [c for c in candidates if c.kind == "root"]
+    probable = [c for c in candidates if c.kind == "probable"]
+    for cand in roots + probable:
+        if cand.kind == "probable" and id(cand.node) in visited:
+            continue
+        kernel = _interpret(cand, module, target, version, legacy, model.stats)
+        model.kernels.append(kernel)
+        visited |= model.stats.functions_visited
+    model.device_function_ids = visited | {id(c.node) for c in candidates}
+    model.kernels.sort(key=lambda k: k.node.lineno)
+    return model
+
+
+def _interpret(cand: KernelCandidate, module: ModuleInfo, target: Target, version: NkiVersion, legacy: bool,
+               stats: InterpStats) -> Kernel:
+    name = f"{cand.class_name}.{cand.node.name}" if cand.class_name else cand.node.name
+    graph = KernelGraph(name, str(module.path))
+    interp = Interpreter(module, target, version, graph, legacy, stats)
+    kernel = Kernel(name, cand.node, cand.kind, cand.how, graph, cand.decorator, cand.class_name)
+    func = FuncV(cand.node, module, qualname=name)
+    try:
+        interp.module_env(module)
+        interp.run_function(func, [], {}, root=True)
+    except Budget:
+        kernel.error = "the interpreter's step budget ran out; the graph is partial"
+    except RecursionError:
+        kernel.error = "nesting too deep; the graph is partial"
+        graph.truncated = True
+    _finalize(graph)
+    return kernel
+
+
+def _finalize(graph: KernelGraph) -> None:
+    """Fill in parameter shapes learnt after the node was created."""
+    for _, data in graph.tensors():
+        obj = data.get("shape_obj")
+        if data.get("shape_v") is None and obj is not None and obj.rank is not None:
+            data["shape_v"] = obj.fix_rank(obj.rank)
+
+
+__all__ = ["FileModel", "Kernel", "analyze_file", "partition_status", "partition_size", "_TensorWithShapeObj"]
