@@ -233,7 +233,9 @@ def check(
     elif not (diff and output_format == "text" and not run.active):
         click.echo(report, nl=False)
     code = run.exit_code(exit_zero)
-    if errors and code == 0 and not exit_zero:
+    if errors:
+        # A path that does not exist is a usage error: 2 even when other
+        # files have findings, and --exit-zero does not hide it.
         code = 2
     sys.exit(code)
 
@@ -271,6 +273,8 @@ def _render(run: Run, fmt: str, color: bool, statistics: bool, include_suppresse
 def _check_stdin(checker: Checker, stdin_filename: str | None) -> FileResult:
     display = stdin_filename or "-"
     try:
+        if sys.stdin is None:  # file descriptor 0 is closed
+            raise OSError("standard input is closed")
         data = sys.stdin.buffer.read()
         text = decode_source(data)
     except SourceError as err:
@@ -357,6 +361,13 @@ def main() -> None:
         cli.main(prog_name="nkilint", standalone_mode=True)
     except KeyboardInterrupt:  # pragma: no cover
         sys.exit(130)
+    except Exception:
+        # An unexpected error is an internal error (exit 2), never "findings" (1).
+        import traceback
+
+        traceback.print_exc()
+        click.echo("nkilint: internal error (a bug in nkilint); please report it with the traceback above", err=True)
+        sys.exit(2)
 
 
 # click's own usage errors exit with 2 already; keep that contract explicit.

@@ -6,6 +6,7 @@ valid; nothing is silently ignored.
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -159,8 +160,11 @@ def parse_table(table: dict[str, Any], where: str, root: Path) -> dict[str, Any]
 
 def find_config(start: Path) -> Path | None:
     """The nearest pyproject.toml (at or above ``start``) with [tool.nkilint]."""
-    start = start.resolve()
-    if start.is_file():
+    try:
+        start = start.resolve()
+    except (OSError, RuntimeError):  # e.g. a symlink loop: reported per file later
+        start = Path(os.path.abspath(start))
+    if not start.is_dir():
         start = start.parent
     for directory in (start, *start.parents):
         candidate = directory / "pyproject.toml"

@@ -23,11 +23,20 @@ def _display(path: Path, cwd: Path) -> str:
         return path.as_posix()
 
 
+def _resolve(path: Path) -> Path:
+    """``path.resolve()`` that survives symlink loops (the file is then
+    reported as unreadable instead of crashing the run)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return Path(os.path.abspath(path))
+
+
 def is_excluded(path: Path, root: Path, patterns: Iterable[str]) -> bool:
     """ruff-like: a pattern matches the path relative to the root, or any
     single component of it (so 'build' excludes every build/ directory)."""
     try:
-        rel = path.resolve().relative_to(root.resolve()).as_posix()
+        rel = _resolve(path).relative_to(root.resolve()).as_posix()
     except ValueError:
         rel = path.as_posix()
     parts = rel.split("/")
@@ -60,7 +69,7 @@ def discover(
             errors.append(f"{raw}: no such file or directory")
             continue
         if abspath.is_dir():
-            if force_exclude and is_excluded(abspath, root, excludes) and abspath.resolve() != root.resolve():
+            if force_exclude and is_excluded(abspath, root, excludes) and _resolve(abspath) != root.resolve():
                 continue
             for dirpath, dirnames, filenames in os.walk(abspath):
                 current = Path(dirpath)
@@ -73,7 +82,7 @@ def discover(
                     file_path = current / name
                     if is_excluded(file_path, root, excludes):
                         continue
-                    key = file_path.resolve()
+                    key = _resolve(file_path)
                     if key in seen:
                         continue
                     seen.add(key)
@@ -81,7 +90,7 @@ def discover(
         else:
             if force_exclude and is_excluded(abspath, root, excludes):
                 continue
-            key = abspath.resolve()
+            key = _resolve(abspath)
             if key in seen:
                 continue
             seen.add(key)

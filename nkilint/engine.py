@@ -74,9 +74,15 @@ def _per_file_selectors(settings: Settings, display: str) -> list[Selector]:
 
 
 def _relative_to_root(display: str, root: Path) -> str:
+    # normpath: a display path such as "../tests/k.py" must match "tests/*".
+    path = Path(os.path.normpath(Path(display).absolute()))
     try:
-        return Path(display).absolute().relative_to(root).as_posix()
+        return path.relative_to(root).as_posix()
     except ValueError:
+        pass
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except (ValueError, OSError, RuntimeError):  # RuntimeError: a symlink loop
         return display
 
 

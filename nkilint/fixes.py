@@ -24,6 +24,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .findings import Edit, Finding, Fix, Span
+from .source import split_lines
 
 MAX_ROUNDS = 8
 
@@ -34,7 +35,7 @@ class FixError(Exception):
 
 def _offsets(text: str) -> list[int]:
     starts = [0]
-    for line in text.splitlines(keepends=True):
+    for line in split_lines(text):
         starts.append(starts[-1] + len(line))
     return starts
 

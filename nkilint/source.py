@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import codecs
-import io
 import re
 import tokenize
 import warnings
@@ -24,6 +23,14 @@ from .findings import Span
 MAX_FILE_BYTES = 8 * 1024 * 1024
 
 _CODING_RE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+_LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines with their endings, split only at \\n, \\r\\n and \\r as Python's
+    tokenizer does (``str.splitlines`` also splits at form feeds, U+2028 and
+    other characters that are not line breaks in Python source)."""
+    return _LINE_RE.findall(text)
 
 
 @dataclass(frozen=True)
@@ -89,7 +96,7 @@ class SourceFile:
         self.display_path = display_path or path
         # Normalise newlines once so that lines/positions agree with ast.
         self.text = text
-        self.lines = text.splitlines(keepends=True)
+        self.lines = split_lines(text)
 
     @cached_property
     def tree(self) -> ast.Module:
@@ -136,7 +143,9 @@ class SourceFile:
         """(line, 1-based col, text) of every comment, from the tokenizer."""
         out: list[tuple[int, int, str]] = []
         try:
-            for tok in tokenize.generate_tokens(io.StringIO(self.text).readline):
+            # The lines the parser sees: a lone CR ends a line too.
+            lines = iter([line.rstrip("\r\n") + "\n" if line.endswith(("\r", "\n")) else line for line in self.lines])
+            for tok in tokenize.generate_tokens(lambda: next(lines, "")):
                 if tok.type == tokenize.COMMENT:
                     out.append((tok.start[0], tok.start[1] + 1, tok.string))
         except (tokenize.TokenError, SyntaxError, IndentationError):
