@@ -27,7 +27,7 @@ from .values import (
 )
 
 MAX_INLINE_DEPTH = 10
-MAX_STEPS = 60_000
+MAX_STEPS = 400_000
 MAX_UNROLL = 16
 NKI_DTYPES = {
     "bool_", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16", "float32", "bfloat16", "tfloat32",
@@ -130,6 +130,8 @@ class Interpreter:
         self.chain: list[tuple[str, ast.AST]] = []  # call sites of inlined helpers
         self.depth = 0
         self.budget = MAX_STEPS
+        # Narrowings of symbols, undone when a branch ends (facts are scoped).
+        self.trail: list[tuple[Sym, float, float]] = []
 
     # ------------------------------------------------------------------ utils
     def _step(self) -> None:
@@ -154,10 +156,24 @@ class Interpreter:
 
     @staticmethod
     def text(node: ast.AST) -> str:
-        try:
-            return ast.unparse(node)
-        except Exception:  # pragma: no cover
-            return "?"
+        """Source text of a node, for labels (cached: unparse is costly)."""
+        key = id(node)
+        hit = _TEXT_CACHE.get(key)
+        if hit is not None and hit[0] is node:
+            return hit[1]
+        if isinstance(node, ast.Name):
+            text = node.id
+        else:
+            try:
+                text = ast.unparse(node)
+            except Exception:  # pragma: no cover
+                text = "?"
+            if len(text) > 80:
+                text = text[:77] + "..."
+        if len(_TEXT_CACHE) > 200_000:
+            _TEXT_CACHE.clear()
+        _TEXT_CACHE[key] = (node, text)
+        return text
 
     # ------------------------------------------------------------- module env
     def module_env(self, module: ModuleInfo) -> dict[str, Value]:
@@ -380,22 +396,55 @@ class Interpreter:
             return
         self._branches([(stmt.body, stmt.test, True), (stmt.orelse, stmt.test, False)], frame)
 
+    def narrow_sym(self, sym: Sym, lo: float | None, hi: float | None) -> None:
+        new_lo = sym.lo if lo is None else max(sym.lo, lo)
+        new_hi = sym.hi if hi is None else min(sym.hi, hi)
+        if new_lo > new_hi or (new_lo, new_hi) == (sym.lo, sym.hi):
+            return  # contradictory facts (dead code) or nothing new
+        self.trail.append((sym, sym.lo, sym.hi))
+        sym.lo, sym.hi = new_lo, new_hi
+
+    def _undo(self, mark: int) -> dict[Sym, tuple[float, float]]:
+        """Undo narrowings back to ``mark``; return the bounds they had."""
+        final: dict[Sym, tuple[float, float]] = {}
+        while len(self.trail) > mark:
+            sym, lo, hi = self.trail.pop()
+            final.setdefault(sym, (sym.lo, sym.hi))
+            sym.lo, sym.hi = lo, hi
+        return final
+
     def _branches(self, branches: list[tuple[list[ast.stmt], ast.AST | None, bool]], frame: Frame) -> None:
-        """Run alternative blocks from the same state and join the results."""
+        """Run alternative blocks from the same state and join the results.
+
+        Facts learnt inside a branch (its condition, its asserts) are undone
+        after it; facts common to every branch that falls through are kept.
+        """
         before = dict(frame.vars)
         outcomes: list[dict[str, Value]] = []
+        facts: list[dict[Sym, tuple[float, float]]] = []
         returned: list[Value] = []
         for body, test, polarity in branches:
             frame.vars = dict(before)
+            mark = len(self.trail)
             try:
                 if test is not None:
-                    self.learn(test, frame, polarity, permanent=False)
+                    self.learn(test, frame, polarity)
                 self.exec_block(body, frame)
                 outcomes.append(frame.vars)
+                facts.append(self._undo(mark))
             except _Return as ret:
                 returned.append(ret.value)
+                self._undo(mark)
             except _Dead:
-                pass
+                self._undo(mark)
+        if facts:
+            common = set(facts[0])
+            for f in facts[1:]:
+                common &= set(f)
+            for sym in common:
+                lo = min(f[sym][0] for f in facts)
+                hi = max(f[sym][1] for f in facts)
+                self.narrow_sym(sym, lo, hi)
         if not outcomes:
             frame.vars = before
             if returned:
@@ -496,7 +545,7 @@ class Interpreter:
             self.loops.append(loop_id)
         try:
             if test_node is not None:
-                self.learn(test_node, frame, True, permanent=False)
+                self.learn(test_node, frame, True)
             self.exec_block(body, frame)
         except _Dead:
             pass
@@ -637,6 +686,9 @@ class Interpreter:
             return list(value.fix_rank(n))
         if isinstance(value, TensorV) and value.shape is not None and len(value.shape) >= 1:
             return [self.unknown("unpacking a tensor") for _ in range(n)]
+        if isinstance(value, (Unknown, ParamTensor)):
+            base = getattr(value, "label", None) or self.text(node)
+            return [self.opaque(value, f"[{i}]", f"{base}[{i}]") for i in range(n)]
         return [self.unknown("unpacking an unknown value", label=f"{self.text(node)}[{i}]") for i in range(n)]
 
     # ---------------------------------------------------------------- facts
@@ -709,14 +761,19 @@ class Interpreter:
         else:
             return
         if value.sym is not None and permanent:
-            value.sym.narrow(lo, hi)
+            self.narrow_sym(value.sym, lo, hi)
             return
         narrowed = Int(value.lo if lo is None else max(value.lo, lo), value.hi if hi is None else min(value.hi, hi),
                        sym=value.sym, label=value.label)
         if narrowed.lo > narrowed.hi:
             return
+        replacement = narrowed if narrowed.exact is None else Const(narrowed.exact, label=value.label)
         if isinstance(node, ast.Name) and node.id in frame.vars:
-            frame.vars[node.id] = narrowed if narrowed.exact is None else Const(narrowed.exact, label=value.label)
+            frame.vars[node.id] = replacement
+        elif isinstance(node, ast.Attribute):
+            owner = self.eval(node.value, frame)
+            if isinstance(owner, ObjectV) and node.attr in owner.attrs:
+                owner.attrs[node.attr] = replacement
         elif value.sym is not None:
             # A dimension reached through an expression: narrow the symbol only
             # inside this branch by replacing it for the branch's duration.
@@ -805,12 +862,23 @@ class Interpreter:
         base = self.eval(node.value, frame)
         return self.attribute(base, node.attr, node, frame)
 
+    def opaque(self, parent: Value, key: str, name: str) -> "ParamTensor":
+        """A stable unknown for ``parent.key`` (an attribute or constant index
+        of an unknown value): asserts on it narrow every later use."""
+        memo = _OPAQUE_ATTRS.setdefault(id(parent), (parent, {}))[1]
+        if key not in memo:
+            memo[key] = ParamTensor(sym=Sym(name), label=name, reason=f"{name} is not known statically", name=name,
+                                    node=None, buffer="unknown")
+        return memo[key]
+
     def attribute(self, base: Value, attr: str, node: ast.AST, frame: Frame) -> Value:
         if isinstance(base, ParamTensor):
-            if attr in ("shape", "dtype", "buffer", "reshape", "ap", "view", "ndim", "T", "__getitem__"):
+            if base.tensor is not None or attr in ("shape", "dtype", "buffer", "reshape", "ap", "view", "ndim", "T", "__getitem__"):
                 base = self.materialize(base, node)
             else:
-                return self.unknown(f"attribute {attr} of parameter {base.name}", label=self.text(node))
+                return self.opaque(base, attr, f"{base.name}.{attr}")
+        if isinstance(base, Unknown) and not attr.startswith("__"):
+            return self.opaque(base, attr, f"{base.label or 'value'}.{attr}")
         if isinstance(base, ApiRef):
             return self._api_value(base.qual.child(attr))
         if isinstance(base, TensorV):
@@ -932,6 +1000,8 @@ class Interpreter:
         if isinstance(base, FuncV):
             # kernel[grid](...) SPMD launch: same function.
             return base
+        if isinstance(base, (Unknown, ParamTensor)) and isinstance(index, Const) and isinstance(index.value, (int, str)):
+            return self.opaque(base, f"[{index.value!r}]", f"{getattr(base, 'label', None) or 'value'}[{index.value!r}]")
         return self.unknown("subscript of an unknown value", label=self.text(node))
 
     def _mgrid(self, index: Value) -> Value:
@@ -1012,7 +1082,15 @@ class Interpreter:
             return self.eval(node.body, frame)
         if test is False:
             return self.eval(node.orelse, frame)
-        return join(self.eval(node.body, frame), self.eval(node.orelse, frame))
+        results = []
+        for branch, polarity in ((node.body, True), (node.orelse, False)):
+            mark = len(self.trail)
+            saved = dict(frame.vars)
+            self.learn(node.test, frame, polarity)
+            results.append(self.eval(branch, frame))
+            frame.vars = saved
+            self._undo(mark)
+        return join(results[0], results[1])
 
     def _ev_BoolOp(self, node: ast.BoolOp, frame: Frame) -> Value:
         values = [self.eval(v, frame) for v in node.values]
@@ -1074,7 +1152,7 @@ class Interpreter:
 
     def binop(self, op: ast.operator, left: Value, right: Value, node: ast.AST, frame: Frame) -> Value:
         # A parameter next to a tensor is a tensor; next to a number, a number.
-        if isinstance(left, ParamTensor) and (isinstance(right, (TensorV, ParamTensor)) or left.tensor is not None):
+        if isinstance(left, ParamTensor) and (isinstance(right, TensorV) or left.tensor is not None):
             left = self.materialize(left, node)
         if isinstance(right, ParamTensor) and (isinstance(left, TensorV) or right.tensor is not None):
             right = self.materialize(right, node)
@@ -1188,8 +1266,17 @@ class Interpreter:
                 return self.nki_call(qual, args, kwargs, node, frame)
             return self.library_call(qual, args, kwargs, node, frame)
         if isinstance(func, FuncV):
+            fname = (func.qualname or getattr(func.node, "name", "")).rsplit(".", 1)[-1].lower()
+            if "assert" in fname and isinstance(node, ast.Call) and node.args:
+                # kernel_assert(cond, msg): a fact, not code to inline.
+                self.learn(node.args[0], frame, True)
+                return Const(None)
+            if fname in _LOGGING_NAMES or "logger" in (func.qualname or "").lower():
+                return Const(None)
             return self.call_function(func, args, kwargs, node)
         if isinstance(func, ClassV):
+            if "logger" in func.node.name.lower():
+                return self.unknown("logger object")
             return self.instantiate(func, args, kwargs, node)
         if isinstance(func, _TensorMethod):
             return self.tensor_method(func, args, kwargs, node, frame)
@@ -1203,6 +1290,10 @@ class Interpreter:
         return self.unknown("call of a non-function", label=self.text(node.func))
 
     def call_function(self, func: FuncV, args, kwargs, node: ast.AST) -> Value:
+        key = _memo_key(func, args, kwargs)
+        memo = func.module.project.pure_memo
+        if key is not None and key in memo:
+            return memo[key]
         if self.depth >= MAX_INLINE_DEPTH:
             self.stats.inline_failures += 1
             return self.unknown("helper call too deep to inline")
@@ -1220,7 +1311,10 @@ class Interpreter:
                 self.graph.helpers.append(name)
         self.chain.append((str(self._current_module.path), node))
         try:
-            return self.run_function(func, args, kwargs)
+            result = self.run_function(func, args, kwargs)
+            if key is not None and isinstance(result, Const) and _is_pure(func.node):
+                memo[key] = result
+            return result
         finally:
             self.chain.pop()
             self._active.pop()
@@ -1503,7 +1597,7 @@ class Interpreter:
         node_id = ""
         if self.graph is not None:
             node_id = self.graph.add_node(
-                "t", "tensor", self.site(param.node), (), name=param.name, buffer=param.buffer, dtype=None,
+                "t", "tensor", self.site(param.node if param.node is not None else node), (), name=param.name, buffer=param.buffer, dtype=None,
                 dtype_v=Unknown(f"dtype of {param.name}"), shape_v=shape, shape_obj=shape_obj, origin="param",
                 api=None, partition_axis=0, address=None, function=self._frame.func if getattr(self, "_frame", None) else "",
                 bytes_v=Unknown("parameter"),
@@ -1574,7 +1668,11 @@ class Interpreter:
             dtype = self._arg(info, args, kwargs, "dtype")
             if dtype is None or (isinstance(dtype, Const) and dtype.value is None):
                 dtype = like.dtype if isinstance(like, TensorV) else self.unknown("dtype")
-        elif style in ("const", "identity"):
+        elif style == "identity":
+            n = args[0] if args else kwargs.get("n", self.unknown("identity size"))
+            shape, axis = (n, n), 0
+            dtype = kwargs.get("dtype", args[1] if len(args) > 1 else self.unknown("dtype"))
+        elif style == "const":
             shape, axis = None, 0
             dtype = kwargs.get("dtype", self.unknown("dtype"))
         else:
@@ -1838,6 +1936,44 @@ class Interpreter:
 
 # ----------------------------------------------------------------------- helpers
 _NOPE = object()
+_LOGGING_NAMES = {"log", "debug", "info", "warning", "warn", "error", "trace", "print", "log_info", "log_debug", "dump"}
+_PURITY: dict[tuple, bool] = {}
+# Caches keyed by node id; each entry keeps its node alive so ids stay unique.
+_TEXT_CACHE: dict[int, tuple[ast.AST, str]] = {}
+_ASSIGNED_CACHE: dict[int, tuple[ast.AST, set[str]]] = {}
+# Stable unknowns for attributes of unknown values, keyed by the parent's id
+# (the parent object is kept alive in the entry so the id cannot be reused).
+_OPAQUE_ATTRS: dict[int, tuple[Value, dict[str, Value]]] = {}
+
+
+def _memo_key(func: FuncV, args, kwargs) -> tuple | None:
+    if func.bound_self is not None or func.closure or func.partial_args or func.partial_kwargs:
+        return None
+    values = list(args) + list(kwargs.values())
+    if not all(isinstance(v, Const) and isinstance(v.value, (int, float, str, bool, type(None))) for v in values):
+        return None
+    node = func.node
+    try:
+        return (str(func.module.path), getattr(node, "lineno", 0), getattr(node, "col_offset", 0),
+                tuple(v.value for v in args), tuple(sorted((k, v.value) for k, v in kwargs.items())))
+    except TypeError:
+        return None
+
+
+def _is_pure(node: ast.AST) -> bool:
+    """No stores outside locals, no global/nonlocal: safe to memoise on constants."""
+    key = (id(node), getattr(node, "lineno", 0), getattr(node, "end_col_offset", 0), type(node).__name__)
+    if key not in _PURITY:
+        pure = True
+        for sub in ast.walk(node):
+            if isinstance(sub, (ast.Global, ast.Nonlocal)):
+                pure = False
+                break
+            if isinstance(sub, (ast.Attribute, ast.Subscript)) and isinstance(getattr(sub, "ctx", None), ast.Store):
+                pure = False
+                break
+        _PURITY[key] = pure
+    return _PURITY[key]
 _FIELD = Unknown("dataclass field")
 _BINOP_NAMES = {
     ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide", ast.FloorDiv: "divide",
@@ -1991,6 +2127,19 @@ def _hi_minus_one(trip: Value) -> float:
 
 
 def _assigned_names(body: list[ast.stmt]) -> set[str]:
+    key = id(body[0]) if body else 0
+    hit = _ASSIGNED_CACHE.get(key)
+    if hit is not None and hit[0] is body[0]:
+        return hit[1]
+    out = _compute_assigned(body)
+    if len(_ASSIGNED_CACHE) > 50_000:
+        _ASSIGNED_CACHE.clear()
+    if body:
+        _ASSIGNED_CACHE[key] = (body[0], out)
+    return out
+
+
+def _compute_assigned(body: list[ast.stmt]) -> set[str]:
     out: set[str] = set()
     for stmt in body:
         for node in ast.walk(stmt):

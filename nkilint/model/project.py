@@ -54,6 +54,8 @@ class Project:
         self._sources: dict[Path, SourceFile] = {}
         self._modules: dict[Path, ModuleInfo | None] = {}
         self._roots: list[Path] = [self.root, self.root / "src"]
+        # Results of pure helpers called with constant arguments (div_ceil(512, 128)).
+        self.pure_memo: dict[tuple, object] = {}
 
     # -- files ----------------------------------------------------------------
     def register_source(self, path: Path, source: SourceFile) -> None:

@@ -436,7 +436,12 @@ def join(a: Value, b: Value) -> Value:
             pass
     ba, bb = int_bounds(a), int_bounds(b)
     if ba is not None and bb is not None:
-        return make_int(min(ba[0], bb[0]), max(ba[1], bb[1]), label=a.label or b.label, reason="joined")
+        lo, hi = min(ba[0], bb[0]), max(ba[1], bb[1])
+        if lo == hi and lo not in (INF, -INF):
+            return Const(int(lo), label=a.label or b.label)
+        # A fresh symbol, so that later asserts can still narrow the joined value.
+        label = a.label or b.label
+        return Int(sym=Sym(label or "value", lo, hi), label=label, reason="joined")
     if isinstance(a, TupleV) and isinstance(b, TupleV) and len(a.items) == len(b.items):
         return TupleV(tuple(join(x, y) for x, y in zip(a.items, b.items)), is_list=a.is_list)
     if isinstance(a, TensorV) and isinstance(b, TensorV) and a.node_id == b.node_id:
