@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from nkilint.rule import Rule
 
-from . import migration, tool
+from . import migration, partition, tool
 
-_MODULES = (tool, migration)
+_MODULES = (tool, partition, migration)
 
 
 def _collect() -> tuple[type[Rule], ...]:

@@ -1,0 +1,55 @@
+"""Small helpers shared by the built-in rule modules."""
+
+from __future__ import annotations
+
+import ast
+
+from nkilint.context import RuleContext
+from nkilint.findings import Level, Span
+from nkilint.model.graph import Site
+
+
+class Reporter:
+    """Reports graph-based findings once per (span, message), in this file.
+
+    A kernel may reach the same helper several times (and the same site
+    through different call chains); a node that lives in another module is
+    reported at the call in this file that led to it.
+    """
+
+    def __init__(self, ctx: RuleContext) -> None:
+        self.ctx = ctx
+        self.seen: set[tuple] = set()
+
+    def at_site(self, site: Site | None, message: str, **kwargs) -> bool:
+        model = self.ctx.model
+        node = model.report_node(site)
+        if node is None:
+            return False
+        if site is not None and not model.in_this_file(site):
+            message = f"{message} (in {_short(site.file)}:{site.line}, reached from here)"
+        return self.at(node, message, **kwargs)
+
+    def at(self, where: ast.AST | Span, message: str, **kwargs) -> bool:
+        span = self.ctx.span_of(where)
+        level = kwargs.get("level")
+        key = (span, message, level)
+        if key in self.seen:
+            return False
+        # The same place with the same message at a lower level is noise.
+        for other in list(self.seen):
+            if other[0] == span and other[1] == message:
+                return False
+        self.seen.add(key)
+        self.ctx.report(span, message, **kwargs)
+        return True
+
+
+def _short(path: str) -> str:
+    parts = path.replace("\\", "/").split("/")
+    return "/".join(parts[-2:])
+
+
+def error_or_warning(always: bool) -> Level:
+    """Error when the violation holds for every value the code allows."""
+    return Level.ERROR if always else Level.WARNING
