@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from nkilint.rule import Rule
 
-from . import migration, partition, tool
+from . import cuda, memory, migration, numerics, partition, pipeline, semantics, tool
 
-_MODULES = (tool, partition, migration)
+_MODULES = (tool, partition, memory, pipeline, cuda, numerics, migration, semantics)
 
 
 def _collect() -> tuple[type[Rule], ...]:
