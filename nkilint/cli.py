@@ -372,3 +372,13 @@ def main() -> None:
 
 # click's own usage errors exit with 2 already; keep that contract explicit.
 click.exceptions.UsageError.exit_code = 2
+
+
+def _register_model_commands() -> None:
+    from .model_commands import graph_command, stats_command
+
+    cli.add_command(graph_command)
+    cli.add_command(stats_command)
+
+
+_register_model_commands()

@@ -21,7 +21,7 @@ from .bindings import Gen, Qual, canonicalize
 from .graph import KernelGraph, Site, bytes_per_partition
 from .project import ModuleInfo
 from .values import (
-    INF, ApiRef, BufferV, ClassV, Const, DictV, DsV, DType, FuncV, IndexV, Int, ModuleV, ObjectV, ParDimV,
+    INF, linear, ApiRef, BufferV, ClassV, Const, DictV, DsV, DType, FuncV, IndexV, Int, ModuleV, ObjectV, ParDimV,
     RangeV, SliceV, Sym, TensorV, TupleV, Unknown, Value, compare, const_int, int_binop, int_bounds, join,
     make_int, truth,
 )
@@ -286,11 +286,12 @@ class Interpreter:
         return ParamTensor(sym=Sym(param.arg), label=param.arg, reason=f"parameter {param.arg}", name=param.arg,
                            node=param, buffer="hbm" if root else "unknown", annotation_shape=shape)
 
-    def _annotation_shape(self, ann: ast.AST) -> tuple[Value, ...] | None:
+    def _annotation_shape(self, ann: ast.AST, module: ModuleInfo | None = None) -> tuple[Value, ...] | None:
+        module = module or self.module
         if isinstance(ann, ast.Subscript):
-            base = self.module.bindings.resolve(ann.value)
+            base = module.bindings.resolve(ann.value)
             if base is not None and base.name in ("nki.typing.tensor", "nki.typing.mutable_tensor"):
-                frame = Frame(self.module_env(self.module), self.module, "<annotation>")
+                frame = Frame(self.module_env(module), module, "<annotation>")
                 sl = ann.slice
                 elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
                 try:
@@ -325,6 +326,15 @@ class Interpreter:
         if stmt.value is None:
             return
         value = self.eval(stmt.value, frame)
+        if isinstance(value, TensorV) and value.shape is None and self.graph is not None and value.node_id:
+            # t: nt.tensor[128, 512] = ... states the shape.
+            shape = self._annotation_shape(stmt.annotation, frame.module)
+            if shape is not None:
+                value.shape = shape
+                data = self.graph.attrs(value.node_id)
+                if data.get("shape_v") is None:
+                    data["shape_v"] = shape
+                    data["bytes_v"] = bytes_per_partition(shape, value.dtype, data.get("partition_axis") or 0)
         self.assign(stmt.target, value, frame, stmt)
 
     def _stmt_AugAssign(self, stmt: ast.AugAssign, frame: Frame) -> None:
@@ -430,6 +440,10 @@ class Interpreter:
                 if test is not None:
                     self.learn(test, frame, polarity)
                 self.exec_block(body, frame)
+                # Values computed under this branch's facts keep their bounds.
+                for key, value in frame.vars.items():
+                    if before.get(key) is not value:
+                        frame.vars[key] = _freeze(value)
                 outcomes.append(frame.vars)
                 facts.append(self._undo(mark))
             except _Return as ret:
@@ -760,6 +774,16 @@ class Interpreter:
             lo, hi = ob
         else:
             return
+        if value.meta and value.meta[0] == "floordiv" and permanent:
+            # q = x // d with q in [lo, hi]  =>  x in [lo * d, (hi + 1) * d - 1].
+            numerator, d = value.meta[1], value.meta[2]
+            lin = linear(numerator)
+            if lin is not None and len(lin[0]) == 1:
+                (sym, coeff), = lin[0].items()
+                if coeff == 1:
+                    off = lin[1]
+                    self.narrow_sym(sym, None if lo is None else lo * d - off,
+                                    None if hi is None else (hi + 1) * d - 1 - off)
         if value.sym is not None and permanent:
             self.narrow_sym(value.sym, lo, hi)
             return
@@ -899,7 +923,11 @@ class Interpreter:
             return self.unknown(f"tensor attribute {attr}")
         if isinstance(base, ObjectV):
             if attr in base.attrs:
-                return base.attrs[attr]
+                value = base.attrs[attr]
+                if isinstance(value, Unknown) and value is not _FIELD:
+                    # Stable from now on, so asserts on obj.attr stick.
+                    value = base.attrs[attr] = self.opaque(base, attr, f"{base.label or 'obj'}.{attr}")
+                return value
             cls_attr = _class_attr(base.cls, attr)
             if isinstance(cls_attr, FuncV):
                 if _is_property(cls_attr.node):
@@ -1087,7 +1115,7 @@ class Interpreter:
             mark = len(self.trail)
             saved = dict(frame.vars)
             self.learn(node.test, frame, polarity)
-            results.append(self.eval(branch, frame))
+            results.append(_freeze(self.eval(branch, frame)))
             frame.vars = saved
             self._undo(mark)
         return join(results[0], results[1])
@@ -1391,11 +1419,30 @@ class Interpreter:
             return FuncV(f.node, f.module, f.closure, f.bound_self, f.qualname, tuple(args[1:]), tuple(kwargs.items()))
         if name in ("functools.reduce",):
             return self.unknown("reduce")
+        if name.startswith(("numpy.", "np.")) and short in ("identity", "eye", "zeros", "ones", "full", "empty", "arange", "array", "asarray"):
+            return self._numpy_array(short, args, kwargs)
         if name in ("numpy.dtype", "np.dtype") and args:
             if isinstance(args[0], Const) and isinstance(args[0].value, str):
                 return DType(args[0].value)
             return args[0] if isinstance(args[0], DType) else self.unknown("dtype")
         return self.unknown(f"call of {name}", label=self.text(node.func))
+
+    def _numpy_array(self, short: str, args, kwargs) -> Value:
+        """Shape of a host-side numpy constant (for nl.shared_constant)."""
+        dtype = kwargs.get("dtype", self.unknown("numpy dtype"))
+        if isinstance(dtype, Const) and isinstance(dtype.value, str):
+            dtype = DType(dtype.value)
+        if short in ("identity", "eye") and args:
+            n = args[0]
+            m = args[1] if short == "eye" and len(args) > 1 else n
+            return ArrayV((n, m), dtype)
+        if short in ("zeros", "ones", "full", "empty") and args:
+            shape, _ = self._shape_tuple(args[0])
+            if shape is not None:
+                return ArrayV(shape, dtype)
+        if short == "arange" and args:
+            return ArrayV((args[0] if len(args) == 1 else int_binop(ast.Sub, args[1], args[0]),), dtype)
+        return self.unknown(f"numpy.{short}")
 
     def builtin(self, short: str, args, kwargs, node, frame) -> Value:
         if short == "range":
@@ -1673,8 +1720,11 @@ class Interpreter:
             shape, axis = (n, n), 0
             dtype = kwargs.get("dtype", args[1] if len(args) > 1 else self.unknown("dtype"))
         elif style == "const":
-            shape, axis = None, 0
-            dtype = kwargs.get("dtype", self.unknown("dtype"))
+            # shared_constant(array_or_file): an HBM tensor (aws-neuron-sdk stub).
+            const = args[0] if args else kwargs.get("constant")
+            shape = const.shape if isinstance(const, ArrayV) else None
+            axis = 0
+            dtype = kwargs.get("dtype", const.dtype if isinstance(const, ArrayV) else self.unknown("dtype"))
         else:
             shape_arg = self._arg(info, args, kwargs, "shape", 0)
             shape, axis = self._shape_tuple(shape_arg) if shape_arg is not None else (None, 0)
@@ -1686,9 +1736,15 @@ class Interpreter:
         buffer_v = self._arg(info, args, kwargs, "buffer")
         buffer = _buffer_name(buffer_v)
         if buffer_v is None or (isinstance(buffer_v, Const) and buffer_v.value is None):
-            buffer = like.buffer if (style == "like" and isinstance(like, TensorV) and "buffer" not in kwargs) else "sbuf"
-            if style == "like" and isinstance(like, TensorV) and like.buffer in ("hbm", "shared_hbm", "private_hbm"):
-                buffer = "sbuf" if self.legacy else like.buffer
+            # Every allocation API defaults to SBUF (nki.language stubs), except
+            # shared_constant, which lives in shared HBM.
+            buffer = "shared_hbm" if style == "const" else "sbuf"
+        shape_obj = None
+        if shape is None and style != "const":
+            shape_arg = like.shape_obj if isinstance(like, _TensorWithShapeObj) else (
+                self._arg(info, args, kwargs, "shape", 0) if style == "shape" else None)
+            if isinstance(shape_arg, ShapeV):
+                shape_obj = shape_arg  # rank unknown yet: shares the source's dims
         address = kwargs.get("address")
         if isinstance(buffer_v, _Placement):
             address = buffer_v
@@ -1700,8 +1756,10 @@ class Interpreter:
                 "t", "tensor", self.site(node), tuple(self.loops), name=None, buffer=buffer,
                 dtype=dtype.name if isinstance(dtype, DType) else None, dtype_v=dtype, shape_v=shape,
                 origin="alloc", api=info.name, partition_axis=axis, address=address, function=frame.func,
-                bytes_v=bytes_per_partition(shape, dtype, axis), call=node,
+                bytes_v=bytes_per_partition(shape, dtype, axis), call=node, shape_obj=shape_obj,
             )
+        if shape_obj is not None:
+            return _TensorWithShapeObj(node_id, node_id, None, dtype, buffer, label=None, shape_obj=shape_obj)
         return TensorV(node_id, node_id, shape, dtype, buffer, label=None, partition_axis=axis)
 
     def view(self, base: TensorV, index: Value, node: ast.AST, frame: Frame) -> Value:
@@ -2082,6 +2140,15 @@ class _TypeSpec(Value):
 
 
 @dataclass(eq=False)
+class ArrayV(Value):
+    """A host-side numpy array of known shape (constants for the kernel)."""
+
+    shape: tuple[Value, ...]
+    dtype: Value
+    label: str | None = None
+
+
+@dataclass(eq=False)
 class _Placement(Value):
     """Legacy explicit placement: ``ncc.sbuf.mod_alloc(base_addr=0, num_free_tiles=(2,))``."""
 
@@ -2096,6 +2163,23 @@ class _Placement(Value):
 class _Decorator(Value):
     qual: Qual
     label: str | None = None
+
+
+def _freeze(value: Value) -> Value:
+    """A copy of an integer whose current bounds (facts of the current
+    branch) stay attached after the branch's facts are undone."""
+    if isinstance(value, ParamTensor):
+        return value
+    if isinstance(value, Int) and (value.sym is not None or value.terms is not None):
+        lo, hi = value.bounds
+        if lo == hi and lo not in (INF, -INF):
+            return Const(int(lo), label=value.label)
+        return Int(lo, hi, value.sym, value.label, value.reason, value.terms, value.offset, value.meta)
+    if isinstance(value, TupleV) and not value.is_list:
+        items = tuple(_freeze(v) for v in value.items)
+        if any(a is not b for a, b in zip(items, value.items)):
+            return TupleV(items, label=value.label)
+    return value
 
 
 def _join_all(values: list[Value]) -> Value:

@@ -122,9 +122,11 @@ class FileModel:
 
 def partition_size(data: dict) -> Value | None:
     shape = data.get("shape_v")
-    if shape is None:
-        return None
     axis = data.get("partition_axis") or 0
+    if shape is None:
+        obj = data.get("shape_obj")
+        # Rank still unknown: the leading dimension is known as a symbol.
+        return obj.dim(axis) if obj is not None else None
     if axis >= len(shape):
         return None
     return shape[axis]

@@ -84,6 +84,7 @@ class Int(Value):
     reason: str = ""
     terms: tuple[tuple[Sym, int], ...] | None = None
     offset: int = 0
+    meta: tuple | None = None  # provenance, e.g. ("floordiv", x, d)
 
     @property
     def bounds(self) -> tuple[float, float]:
@@ -358,6 +359,10 @@ def int_binop(op: type, a: Value, b: Value, label: str | None = None) -> Value:
     """Interval arithmetic for + - * // % ** on integer abstract values."""
     ba, bb = int_bounds(a), int_bounds(b)
     if ba is None or bb is None:
+        if (ba is not None or isinstance(a, Unknown)) and (bb is not None or isinstance(b, Unknown)):
+            # Arithmetic on a number we do not know: an unknown number, which
+            # min()/asserts can still bound.
+            return Int(sym=Sym(label or "value"), label=label, reason="computed from an unknown value")
         return Unknown("non-integer arithmetic", label=label)
     la, lb = linear(a), linear(b)
     if la is not None and lb is not None:
@@ -383,7 +388,15 @@ def int_binop(op: type, a: Value, b: Value, label: str | None = None) -> Value:
         return make_int(alo - bhi, ahi - blo, label)
     if op is ast.Mult:
         cands = [_mul(x, y) for x in (alo, ahi) for y in (blo, bhi)]
-        return make_int(min(cands), max(cands), label)
+        out = make_int(min(cands), max(cands), label)
+        # (x // d) * d lies in [x - d + 1, x]: keep the upper bound of x.
+        for q, d in ((a, b), (b, a)):
+            if isinstance(q, Int) and q.meta and q.meta[0] == "floordiv" and const_int(d) == q.meta[2]:
+                xb = int_bounds(q.meta[1])
+                if xb is not None and xb[0] >= 0 and isinstance(out, Int):
+                    out.hi = min(out.hi, xb[1])
+                    out.lo = max(out.lo, 0)
+        return out
     if op is ast.FloorDiv:
         if blo <= 0 <= bhi:
             return Int(label=label, reason="division by a value that may be 0")
@@ -396,7 +409,11 @@ def int_binop(op: type, a: Value, b: Value, label: str | None = None) -> Value:
                     cands.append(0 if (x >= 0) == (y > 0) else -1)
                 else:
                     cands.append(x // y)
-        return make_int(min(cands), max(cands), label)
+        out = make_int(min(cands), max(cands), label)
+        if isinstance(out, Int) and blo == bhi and blo > 0 and linear(a) is not None:
+            # Remember x // d so that facts about the quotient narrow x.
+            out.meta = ("floordiv", a, int(blo))
+        return out
     if op is ast.Mod:
         if blo == bhi and blo > 0:
             if alo == ahi and alo not in (INF, -INF):
@@ -444,6 +461,10 @@ def join(a: Value, b: Value) -> Value:
         return Int(sym=Sym(label or "value", lo, hi), label=label, reason="joined")
     if isinstance(a, TupleV) and isinstance(b, TupleV) and len(a.items) == len(b.items):
         return TupleV(tuple(join(x, y) for x, y in zip(a.items, b.items)), is_list=a.is_list)
+    if (ba is not None and isinstance(b, Unknown)) or (bb is not None and isinstance(a, Unknown)):
+        # A number on one path, unknown on the other: an unknown number.
+        label = a.label or b.label
+        return Int(sym=Sym(label or "value"), label=label, reason="differs between branches")
     if isinstance(a, TensorV) and isinstance(b, TensorV) and a.node_id == b.node_id:
         return a
     if isinstance(a, DType) and isinstance(b, DType) and a.name == b.name:
