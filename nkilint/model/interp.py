@@ -87,8 +87,8 @@ class ShapeV(Value):
     def dim(self, i: int) -> Value:
         if self.rank is not None and i < 0:
             i += self.rank
-        if i < 0:
-            return Unknown(f"{self.tensor_name}.shape[{i}]", label=f"{self.tensor_name}.shape[{i}]")
+            if i < 0:
+                return Unknown(f"{self.tensor_name}.shape index out of range")
         if i not in self.dims:
             name = f"{self.tensor_name}.shape[{i}]"
             self.dims[i] = Int(0, INF, sym=Sym(name, 1, INF), label=name)
@@ -97,6 +97,11 @@ class ShapeV(Value):
     def fix_rank(self, n: int) -> tuple[Value, ...]:
         if self.rank is None:
             self.rank = n
+            # Dims first reached from the end (shape[-1]) are the same dims.
+            for neg in [k for k in self.dims if k < 0]:
+                pos = neg + n
+                if pos >= 0 and pos not in self.dims:
+                    self.dims[pos] = self.dims[neg]
         return tuple(self.dim(i) for i in range(self.rank))
 
 
@@ -729,7 +734,28 @@ class Interpreter:
             return
         parts = [test.left, *test.comparators]
         for left, op, right in zip(parts, test.ops, parts[1:]):
+            if isinstance(op, (ast.In, ast.NotIn)):
+                if holds == isinstance(op, ast.In):
+                    self._learn_member(left, right, frame)
+                continue
             self._learn_compare(left, op, right, frame, holds, permanent)
+
+    def _learn_member(self, left: ast.AST, right: ast.AST, frame: Frame) -> None:
+        """``x in (64, 128)``: x lies between the smallest and largest choice."""
+        try:
+            value = self.eval(left, frame)
+            choices = self.eval(right, frame)
+        except (Budget, RecursionError):
+            raise
+        except Exception:
+            return
+        if not isinstance(choices, TupleV) or not choices.items:
+            return
+        ints = [const_int(c) for c in choices.items]
+        if any(c is None for c in ints):
+            return
+        self._narrow(left, value, ast.GtE, Const(min(ints)), frame, True)
+        self._narrow(left, value, ast.LtE, Const(max(ints)), frame, True)
 
     def _learn_compare(self, left, op, right, frame, holds, permanent) -> None:
         if not holds:
