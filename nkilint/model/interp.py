@@ -91,7 +91,7 @@ class ShapeV(Value):
                 return Unknown(f"{self.tensor_name}.shape index out of range")
         if i not in self.dims:
             name = f"{self.tensor_name}.shape[{i}]"
-            self.dims[i] = Int(0, INF, sym=Sym(name, 1, INF), label=name)
+            self.dims[i] = Int(sym=Sym(name, 1, INF), label=name)
         return self.dims[i]
 
     def fix_rank(self, n: int) -> tuple[Value, ...]:
@@ -355,6 +355,15 @@ class Interpreter:
                 )
             return
         left = self.eval(stmt.target, frame)
+        if isinstance(left, TensorV):
+            # t += x on a tile updates it in place (legacy PSUM accumulation:
+            # psum += nisa.nc_matmul(...)); the name keeps the same tensor.
+            self._record_op(
+                "nki.language." + _BINOP_NAMES.get(type(stmt.op), "add"), stmt, frame,
+                reads=[("dst", left), ("value", right)], writes=[("dst", left)], engine=api.ENGINE_ANY,
+                extra={"augmented": True},
+            )
+            return
         result = self.binop(stmt.op, left, right, stmt, frame)
         self.assign(stmt.target, result, frame, stmt)
 
@@ -508,6 +517,8 @@ class Interpreter:
         """(loop kind, trip count, abstract element) of an iterable."""
         if isinstance(iterable, RangeV):
             trip = _trip_count(iterable)
+            if isinstance(trip, Int) and node is not None:
+                trip.label = f"trip count of {self.text(node)}"
             start_b = int_bounds(iterable.start)
             stop_b = int_bounds(iterable.stop)
             step = const_int(iterable.step) or 1
@@ -1912,7 +1923,14 @@ class Interpreter:
                     reads.append((pname, value))
             else:
                 reads.append((pname, value))
-        returns_tile = not writes and info.kind in ("compute", "matmul", "transpose", "dma") and info.short not in ("store",)
+        # A legacy call returns its result tile; so do nl.* calls without dst.
+        # Current nki.isa calls write dst and return nothing.
+        returns_tile = (
+            not writes
+            and info.kind in ("compute", "matmul", "transpose", "dma")
+            and info.short not in ("store", "dma_copy", "dma_compute", "dma_transpose", "sendrecv")
+            and (self.legacy or info.module == "nki.language")
+        )
         engine = info.engine
         engine_arg = kwargs.get("engine")
         if isinstance(engine_arg, ApiRef):
@@ -2005,8 +2023,9 @@ class Interpreter:
                         shape = shape + (Const(1),)
         elif tensors:
             shape = _broadcast([t.shape for t in tensors])
-        if isinstance(named.get("dtype"), DType):
-            dtype = named["dtype"]
+        explicit = named.get("dtype")
+        if explicit is not None and not (isinstance(explicit, Const) and explicit.value is None):
+            dtype = explicit  # dtype= given: the result has it, known or not
         node_id = ""
         if self.graph is not None:
             node_id = self.graph.add_node(

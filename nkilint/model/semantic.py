@@ -152,7 +152,9 @@ def partition_status(data: dict) -> tuple[str, str]:
 
 def _module_for(source: SourceFile, project: Project) -> ModuleInfo:
     path = Path(source.path)
-    if path.is_absolute() and path.exists():
+    if not path.is_absolute():
+        path = Path.cwd() / path
+    if path.exists():
         project.register_source(path, source)
         info = project.module_at(path)
         if info is not None:

@@ -120,7 +120,7 @@ def linear(v: "Value") -> tuple[dict, int] | None:
     if isinstance(v, Int):
         if v.terms is not None:
             return dict(v.terms), v.offset
-        if v.sym is not None and v.lo == -INF and v.hi == INF:
+        if v.sym is not None and v.lo <= v.sym.lo and v.hi >= v.sym.hi:
             return {v.sym: 1}, 0
     return None
 
