@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from .config import Settings
@@ -16,6 +15,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from .model.project import Project
     from .model.semantic import FileModel
     from .rule import Rule
+
+
+class ModelCrash(Exception):
+    """The semantic model raised while analysing this file."""
+
+    def __init__(self, cause: Exception) -> None:
+        super().__init__(f"the semantic model failed on this file: {type(cause).__name__}: {cause}")
+        self.cause = cause
 
 
 class RuleContext:
@@ -43,6 +50,8 @@ class RuleContext:
         self.display_path = display_path or (source.display_path if source else "")
         self._findings: list[Finding] = []
         self._rule: type[Rule] | None = None
+        self._model: "FileModel | None" = None
+        self._model_error: Exception | None = None
 
     # -- model -------------------------------------------------------------
     @property
@@ -51,13 +60,22 @@ class RuleContext:
             raise RuntimeError("no syntax tree: the file could not be read or parsed")
         return self.source.tree
 
-    @cached_property
+    @property
     def model(self) -> "FileModel":
-        """Bindings, kernels, abstract values and kernel graphs of this file."""
-        from .model.semantic import analyze_file
+        """Bindings, kernels, abstract values and kernel graphs of this file
+        (computed on first use and shared by every rule of the file)."""
+        if self._model is None:
+            if self._model_error is not None:
+                raise ModelCrash(self._model_error)
+            from .model.semantic import analyze_file
 
-        assert self.source is not None
-        return analyze_file(self.source, self.project, self.target, self.nki_version)
+            assert self.source is not None
+            try:
+                self._model = analyze_file(self.source, self.project, self.target, self.nki_version)
+            except Exception as exc:  # a bug in the model: report once, not per rule
+                self._model_error = exc
+                raise ModelCrash(exc) from exc
+        return self._model
 
     # -- reporting -----------------------------------------------------------
     def begin_rule(self, rule: type["Rule"]) -> None:

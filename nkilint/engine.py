@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from .config import Settings
-from .context import RuleContext
+from .context import ModelCrash, RuleContext
 from .discovery import InputFile
 from .findings import Finding, Level, Span
 from .fingerprint import line_hashes
@@ -180,6 +180,22 @@ class Checker:
             rule.check(ctx)
         except Exception as exc:  # isolate: the run goes on
             ctx.take_findings()
+            if isinstance(exc, ModelCrash):
+                if any(n.rule_id == "model" for n in result.notifications):
+                    return  # already reported for this file
+                exc = exc.cause
+                rule_label = "the semantic model"
+                tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-8))
+                message = (
+                    f"{rule_label} crashed on this file: {type(exc).__name__}: {exc}. This is a bug in nkilint, "
+                    "not in your kernel; rules that need the model were skipped, the others ran"
+                )
+                result.crashed = True
+                result.notifications.append(Notification(Level.ERROR, message, result.path, "model", Span(1, 1, 1, 2), tb))
+                if RULE_CRASH in self.ruleset.rules and RULE_CRASH in self.enabled:
+                    result.findings.append(Finding(RULE_CRASH, Level.ERROR, message, result.path, Span(1, 1, 1, 2),
+                                                   hint="report it with the file that triggers it"))
+                return
             result.crashed = True
             tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-6))
             where = _crash_location(exc, ctx)

@@ -1882,7 +1882,19 @@ class Interpreter:
                 out.dtype = dtype
             return out
         if method.name == "ap":
-            return self._derived_view(base, None, node, frame, "ap")
+            # .ap(pattern=[[stride, count], ...]): the counts are the view's shape.
+            pattern = kwargs.get("pattern", args[0] if args else None)
+            shape = None
+            if isinstance(pattern, TupleV) and all(isinstance(p, TupleV) and len(p.items) == 2 for p in pattern.items):
+                shape = tuple(p.items[1] for p in pattern.items)
+            out = self._derived_view(base, shape, node, frame, "ap")
+            if isinstance(out, TensorV) and "dtype" in kwargs:
+                out.dtype = kwargs["dtype"]
+            if self.graph is not None and isinstance(out, TensorV) and out.node_id:
+                self.graph.attrs(out.node_id)["ap_v"] = {k: v for k, v in kwargs.items()}
+                if args:
+                    self.graph.attrs(out.node_id)["ap_v"].setdefault("pattern", args[0])
+            return out
         return self._derived_view(base, None, node, frame, method.name)
 
     def _derived_view(self, base: TensorV, shape, node, frame, what: str) -> Value:

@@ -121,6 +121,25 @@ def uses_nki_device_api(func: ast.FunctionDef, bindings: Bindings) -> str | None
     return None
 
 
+def _nki_object_classes(tree: ast.Module, bindings: Bindings) -> set[str]:
+    """Classes deriving (directly or through a local class) from NKIObject."""
+    classes = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+    out: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, node in classes.items():
+            if name in out:
+                continue
+            for base in node.bases:
+                qual = bindings.resolve(base)
+                if (qual is not None and qual.name.endswith("NKIObject")) or (isinstance(base, ast.Name) and base.id in out):
+                    out.add(name)
+                    changed = True
+                    break
+    return out
+
+
 def find_kernels(tree: ast.Module, bindings: Bindings) -> list[KernelCandidate]:
     aliases = module_aliases(tree, bindings)
     functions = _functions(tree)
@@ -147,10 +166,13 @@ def find_kernels(tree: ast.Module, bindings: Bindings) -> list[KernelCandidate]:
                 if id(fn) not in roots:
                     roots[id(fn)] = KernelCandidate(fn, "root", f"{name}({first.id})", None)
     out: list[KernelCandidate] = list(roots.values())
+    nki_object_classes = _nki_object_classes(tree, bindings)
     for fn, cls in functions:
         if id(fn) in roots:
             continue
         why = uses_nki_device_api(fn, bindings)
+        if why is None and cls in nki_object_classes and fn.name != "__init__":
+            why = f"method of NKIObject subclass {cls}"
         if why:
             out.append(KernelCandidate(fn, "probable", why, None, cls))
     out.sort(key=lambda k: (k.node.lineno, k.node.col_offset))
