@@ -68,6 +68,14 @@ def _overlaps(a: Span, b: Span) -> bool:
 
 
 class _SpanReplacer(cst.CSTTransformer):
+    """Replace the CST node that occupies each edit's span exactly.
+
+    An empty replacement on a call argument deletes the argument (and keeps
+    the commas of the call well-formed); other replacements are parsed as
+    the same syntactic category as the node they replace, so the node's own
+    parentheses, the surrounding whitespace and comments stay untouched.
+    """
+
     METADATA_DEPENDENCIES = (PositionProvider,)
 
     def __init__(self, edits: dict[tuple[int, int, int, int], str]) -> None:
@@ -75,20 +83,44 @@ class _SpanReplacer(cst.CSTTransformer):
         self.edits = edits
         self.applied: set[tuple[int, int, int, int]] = set()
 
-    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # type: ignore[override]
+    def _key(self, node: cst.CSTNode) -> tuple[int, int, int, int] | None:
         try:
-            pos = self.get_metadata(PositionProvider, original_node)
+            pos = self.get_metadata(PositionProvider, node)
         except KeyError:
-            return updated_node
-        key = (pos.start.line, pos.start.column + 1, pos.end.line, pos.end.column + 1)
-        if key not in self.edits or key in self.applied:
+            return None
+        return (pos.start.line, pos.start.column + 1, pos.end.line, pos.end.column + 1)
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # type: ignore[override]
+        if isinstance(original_node, cst.Call) and isinstance(updated_node, cst.Call):
+            updated_node = self._delete_args(original_node, updated_node)
+        key = self._key(original_node)
+        if key is None or key not in self.edits or key in self.applied:
             return updated_node
         replacement = self.edits[key]
-        new = _parse_like(original_node, replacement)
+        if replacement == "":
+            return updated_node  # deletions are applied by the enclosing call (or spliced)
+        new = _parse_like(updated_node, replacement)
         if new is None:
             return updated_node
         self.applied.add(key)
         return new
+
+    def _delete_args(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        doomed = []
+        for index, arg in enumerate(original.args):
+            key = self._key(arg)
+            if key is not None and self.edits.get(key) == "" and key not in self.applied:
+                doomed.append((index, key))
+        if not doomed:
+            return updated
+        drop = {index for index, _ in doomed}
+        kept = [arg for index, arg in enumerate(updated.args) if index not in drop]
+        if kept and (len(updated.args) - 1) in drop:
+            # The old last argument carried the call's trailing comma (or none).
+            kept[-1] = kept[-1].with_changes(comma=updated.args[-1].comma)
+        for _, key in doomed:
+            self.applied.add(key)
+        return updated.with_changes(args=kept)
 
 
 def _parse_like(node: cst.CSTNode, text: str) -> cst.CSTNode | None:
@@ -96,6 +128,11 @@ def _parse_like(node: cst.CSTNode, text: str) -> cst.CSTNode | None:
     try:
         if isinstance(node, cst.Name) and text.isidentifier():
             return node.with_changes(value=text)
+        if isinstance(node, cst.Arg):
+            call = cst.parse_expression(f"f({text})")
+            if isinstance(call, cst.Call) and len(call.args) == 1:
+                return call.args[0].with_changes(comma=node.comma)
+            return None
         if isinstance(node, cst.BaseExpression):
             expr = cst.parse_expression(text)
             # Keep the original node's parentheses (formatting).
