@@ -319,13 +319,49 @@ _UNTRUSTED_RESULTS = {
 
 
 def trusted_shape(graph: KernelGraph, node_id: str) -> bool:
-    """Whether the model's shape of a tensor/view can be relied on."""
+    """Whether the model's shape of a tensor/view can be relied on.
+
+    Not trusted: results of calls the model sizes by broadcasting
+    (``_UNTRUSTED_RESULTS``), and views derived by ``.ap(pattern)`` /
+    ``.reshape(shape)`` unless the pattern or shape is written as a literal
+    at the call: a list the code builds in a loop (nki-library's
+    ``TensorView.get_view``) has an unknown length that the model reads as
+    one iteration's worth."""
     data = graph.attrs(node_id)
     if data.get("shape_v") is None:
         return False
-    base = graph.attrs(graph.base_tensor(node_id))
+    cur = node_id
+    for _ in range(64):
+        d = graph.attrs(cur)
+        if d.get("kind") != "view":
+            break
+        if str(d.get("index") or "").startswith(".") and not _literal_derived(d):
+            return False
+        nxt = [v for _, v, e in graph.g.out_edges(cur, data=True) if e.get("kind") == "view_of"]
+        if not nxt:
+            break
+        cur = nxt[0]
+    base = graph.attrs(cur)
     if base.get("origin") == "result":
         short = str(base.get("api") or "").rsplit(".", 1)[-1]
         if short in _UNTRUSTED_RESULTS:
             return False
     return True
+
+
+def _literal_derived(view: dict) -> bool:
+    """A derived view whose new shape is spelled out at the call."""
+    index = str(view.get("index") or "")
+    if not index.startswith((".ap", ".reshape")):
+        return True  # .view(dtype) / bitcast keep the base's shape
+    site = view.get("site")
+    call = getattr(site, "node", None)
+    if not isinstance(call, ast.Call):
+        return False
+    if index.startswith(".ap"):
+        arg = next((k.value for k in call.keywords if k.arg == "pattern"), call.args[0] if call.args else None)
+        return isinstance(arg, (ast.List, ast.Tuple)) and all(isinstance(e, (ast.List, ast.Tuple)) for e in arg.elts)
+    if len(call.args) > 1:
+        return not any(isinstance(a, ast.Starred) for a in call.args)
+    arg = next((k.value for k in call.keywords if k.arg == "shape"), call.args[0] if call.args else None)
+    return isinstance(arg, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in arg.elts)

@@ -1498,7 +1498,7 @@ leave `dge_mode` to the compiler.
         for ref in pf.ops_named(ctx.model, "nki.isa", {"dma_transpose"}):
             ops = {o.param: o for o in pf.operands(ref, ("src", "dst"))}
             src, dst = ops.get("src"), ops.get("dst")
-            ss = pf.shape(src.data) if src is not None else None
+            ss = pf.shape(src.data) if src is not None and pf.trusted_shape(ref.graph, src.node_id) else None
             axes = pf.const_tuple(pf.param(ref, "axes"))
             if axes is not None and axes not in _DMA_TRANSPOSE_AXES:
                 reporter.at_site(
@@ -1527,7 +1527,7 @@ leave `dge_mode` to the compiler.
                     kernel=ref.kernel.name,
                 )
                 continue
-            ds = pf.shape(dst.data) if dst is not None else None
+            ds = pf.shape(dst.data) if dst is not None and pf.trusted_shape(ref.graph, dst.node_id) else None
             if current and ss is not None and ds is not None and len(ss) != len(ds):
                 reporter.at_site(
                     ref.site,
@@ -1707,11 +1707,11 @@ class PartitionStartMisaligned(Rule):
     name = "partition-start-misaligned"
     family = "partition"
     level = Level.ERROR
-    summary = "A compute-engine operand starts at a partition its size does not allow (quadrant rule)"
+    summary = "A Vector/Scalar-engine operand starts off a quadrant boundary (start-partition rule)"
     explanation = """
-Compute engines (Vector, Scalar, GpSimd, Tensor) read and write SBUF/PSUM
-tiles that start at restricted partitions, depending on how many partitions
-they span:
+Vector and Scalar Engine instructions access SBUF/PSUM tiles that start at
+restricted partitions. The Trainium/Inferentia2 architecture guide states
+the rule by the number of partitions the operand spans:
 
 * more than 64 partitions: start at partition 0;
 * 33 to 64 partitions: start at 0 or 64;
@@ -1719,9 +1719,14 @@ they span:
 
 The compiler's allocator places whole tensors accordingly, but a slice such
 as `t[16:48, :]` passed to a compute instruction starts wherever the slice
-says. DMA instructions (`dma_copy`, `nl.load`/`nl.store`) are exempt. The
-rule only reports starts it can decide: slices of compiler-placed tensors
-with known offsets.
+says. A start that is not a multiple of 32 is an error on every generation
+(nki-library's `cross_partition_copy` states it for `tensor_copy` on current
+hardware). The size-dependent part is documented for NeuronCore-v2 (trn1)
+only and is a warning on trn2/trn3, where nki-library copies more than 32
+partitions from any 32-aligned start. DMA instructions (`dma_copy`,
+`nl.load`/`nl.store`), GpSimd instructions and MX-scale packing are exempt.
+The rule only reports starts it can decide: slices of compiler-placed
+tensors with known offsets.
 
 **Fix:** slice at a quadrant boundary, copy through a quadrant-aligned
 temporary, or move data across partitions with `nc_stream_shuffle` / a DMA
@@ -1748,6 +1753,7 @@ temporary, or move data across partitions with `nc_stream_shuffle` / a DMA
             """,
             lines=[10],
             title="current API: 32 partitions starting at 16",
+            level=Level.ERROR,
         ),
         invalid(
             """
@@ -1763,7 +1769,9 @@ temporary, or move data across partitions with `nc_stream_shuffle` / a DMA
                 return out
             """,
             lines=[8],
-            title="legacy API: 64 partitions starting at 32",
+            title="legacy API: 64 partitions starting at 32 (documented for trn1)",
+            target="trn1",
+            level=Level.ERROR,
         ),
         valid(
             """
@@ -1797,6 +1805,9 @@ temporary, or move data across partitions with `nc_stream_shuffle` / a DMA
                     continue
             elif data.get("assignment") or data.get("engine") in ("dma", "none", "tensor") or short in _NOT_ELEMENTWISE:
                 continue
+            engine = pf.api_leaf(pf.param(ref, "engine"))
+            if data.get("engine") == "gpsimd" or (engine is not None and engine.startswith("gpsimd")):
+                continue
             for o in pf.operands(ref):
                 if not pf.on_chip(o.data):
                     continue
@@ -1807,13 +1818,17 @@ temporary, or move data across partitions with `nc_stream_shuffle` / a DMA
                 verdict = _start_verdict(start, size, partitions, quadrant)
                 if verdict is None:
                     continue
-                allowed, always = verdict
-                if not always:
-                    continue
+                allowed, off_quadrant = verdict
+                # Off a quadrant boundary: wrong everywhere. Too many partitions for
+                # an aligned start: documented for NeuronCore-v2 only.
+                level = Level.ERROR if off_quadrant or ctx.target.generation <= 2 else Level.WARNING
+                if not off_quadrant and level is Level.WARNING:
+                    allowed += f" (documented for trn1; check on {ctx.target.name})"
                 reporter.at_site(
                     ref.site,
                     f"{pf.call_label(ref)}: {o.param} {pf.operand_name(ref.graph, o.node_id)} spans "
                     f"{q.fmt_dim(size)} partitions starting at partition {q.fmt_dim(start)}; {allowed}",
+                    level=level,
                     hint="start the slice at a quadrant boundary (0/32/64/96; 0/64 above 32 partitions; 0 above 64), "
                     "or copy through an aligned temporary",
                     kernel=ref.kernel.name,
@@ -1831,7 +1846,9 @@ _NOT_ELEMENTWISE = {"load", "store", "load_transpose2d", "matmul", "transpose", 
 
 
 def _start_verdict(start, size, partitions: int, quadrant: int) -> tuple[str, bool] | None:
-    """(what is allowed, whether every allowed value violates it), or None if fine/unknown."""
+    """(what is allowed, whether the start is off a quadrant boundary), or
+    None when the operand is fine or the start is not decidable. A violation
+    must hold for every size the code allows."""
     s = const_int(start)
     lo_n = q.lower(size)
     if lo_n is None or lo_n < 1:
@@ -1846,21 +1863,14 @@ def _start_verdict(start, size, partitions: int, quadrant: int) -> tuple[str, bo
         return None
     if s >= partitions or s <= 0:
         return None  # start 0 always allowed (oversize is NKI101); out of bounds is not this rule's business
-    half = partitions // 2
     if s % quadrant:
-        max_n = 0
-    elif s == 0:
-        max_n = partitions
-    elif s % half == 0:
-        max_n = half
-    else:
-        max_n = quadrant
+        return (f"a compute-engine operand starts on a multiple of {quadrant} partitions", True)
+    half = partitions // 2
+    max_n = half if s % half == 0 else quadrant
     if lo_n <= max_n:
         return None
-    if max_n == 0:
-        return (f"a compute-engine operand starts on a multiple of {quadrant} partitions", True)
     return (
         f"an operand starting at partition {s} may span at most {max_n} partitions "
         f"(more than {quadrant}: start 0 or {half}; more than {half}: start 0)",
-        True,
+        False,
     )

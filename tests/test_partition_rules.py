@@ -366,3 +366,23 @@ def test_partition_start_helper_composes_views(tmp_path):
     # top[16:48] starts at 80 (not a quadrant); top[32:64] starts at 96 (fine for 32 partitions).
     assert lines(found) == [(10, "NKI111", "error")]
     assert "80" in found[0].message
+
+
+@pytest.mark.parametrize("target,level", [("trn1", "error"), ("trn2", "warning"), ("trn3", "warning")])
+def test_size_dependent_start_rule_is_an_error_only_where_documented(tmp_path, target, level):
+    found = lint(tmp_path, """
+        import nki
+        import nki.language as nl
+        import nki.isa as nisa
+
+        @nki.jit
+        def kernel(a):
+            x = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.dma_copy(dst=x, src=a)
+            y = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.tensor_copy(dst=y[32:96, :], src=x[0:64, :])
+            nisa.tensor_copy(dst=y[32:64, :], src=x[0:32, :], engine=nisa.engine.gpsimd)
+            nisa.memset(dst=y[5:6, :], value=0.0, engine=nisa.engine.gpsimd)
+            return y
+        """, "NKI111", target=target)
+    assert lines(found) == [(10, "NKI111", level)]
