@@ -536,6 +536,35 @@ class FileFacts:
         self._index_names[key] = ok
         return ok
 
+    def index_origin(self, fn: ast.AST, name: str) -> str | None:
+        """'mgrid' / 'arange' for an index name, following its bindings."""
+        if not self.is_index_name(fn, name):
+            return None
+        owner = self.scope(fn).owner(name)
+        origins = set()
+        for b in owner.bindings.get(name, []):
+            value = b.value if b.value is not None else (b.node.value if isinstance(b.node, ast.Assign) else None)
+            if value is None:
+                continue
+            for sub in ast.walk(value):
+                if isinstance(sub, ast.Subscript):
+                    qual = self.bindings.resolve_nki(sub.value)
+                    if qual is not None and qual.name == "nki.language.mgrid":
+                        origins.add("mgrid")
+                elif isinstance(sub, ast.Call):
+                    qual = self.bindings.resolve_nki(sub.func)
+                    if qual is not None and qual.name == "nki.language.arange":
+                        origins.add("arange")
+                elif isinstance(sub, ast.Name) and sub.id != name:
+                    inner = self.index_origin(owner.fn, sub.id) if self.is_index_name(owner.fn, sub.id) else None
+                    if inner:
+                        origins.add(inner)
+        if origins == {"mgrid"}:
+            return "mgrid"
+        if origins == {"arange"}:
+            return "arange"
+        return None
+
     # -- loops -------------------------------------------------------------------
     def loop_kind(self, node: ast.For) -> str | None:
         """range / affine_range / sequential_range / static_range / dynamic_range

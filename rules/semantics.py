@@ -22,7 +22,7 @@ from nkilint.model import query as q
 from nkilint.rule import Rule, invalid, valid
 
 from ._common import Reporter
-from ._semantics_facts import FileFacts, facts
+from ._semantics_facts import MGRID_ATTRS as MGRID_ATTRS_, FileFacts, facts
 
 ERRORS_DOC = "aws-neuron-sdk nki/api/nki.errors.rst @1db4d74e"
 
@@ -375,7 +375,10 @@ frontend raises `err_control_flow_condition_depending_on_arange`
 ("Control-flow depending on `nl.arange` or `nl.mgrid` is not supported",
 {ERRORS_DOC}). Combining index conditions with `and` / `or` / `not` has the
 same problem (legacy known issue: "We do not support using `and` for
-masks", `general/nki/nki_known_issues.rst` @0521004c).
+masks", `general/nki/nki_known_issues.rst` @0521004c); that case is a
+warning, because Python evaluates it without the frontend noticing (an
+SDK test, `nki/test/test_nki_isa_nc_match_replace8.py`, passes such a
+mask) and the mask silently becomes one of the operands.
 
 **Fix:** express the condition as a mask on the instruction
 (`nl.add(x[0, j], y[0, j], mask=j > 2048)`); combine masks with `&`, `|`
@@ -419,7 +422,8 @@ and `~`.
                 return out
             """,
             lines=[8],
-            title="`and` between mgrid masks",
+            title="`and` between mgrid masks (a warning: the mask silently becomes one operand)",
+            level=Level.WARNING,
         ),
         valid(
             """
@@ -474,8 +478,9 @@ and `~`.
                         reporter.at(
                             operand,
                             f"`{word}` takes the truth value of index expression `{f.span_text(operand)}` "
-                            f"(nl.arange / nl.mgrid), which has no single value "
-                            f"(err_control_flow_condition_depending_on_arange)",
+                            f"(nl.arange / nl.mgrid), which has no single value: it does not combine the conditions "
+                            f"element-wise (legacy known issue: `and` is not supported for masks)",
+                            level=Level.WARNING,
                             hint=f"combine index conditions with `{replacement}`",
                         )
 
@@ -888,3 +893,1626 @@ def _is_register(f: FileFacts, fn, name: str) -> bool:
     return bool(binds) and all(
         isinstance(b.value, ast.Call) and _is_api(f, b.value.func, "nki.isa.register_alloc") for b in binds
     )
+
+
+# ---------------------------------------------------------------------------
+# Kernel parameters and outputs
+
+
+def _is_mutable_annotation(f: FileFacts, ann: ast.AST | None) -> bool:
+    if ann is None:
+        return False
+    base = ann.value if isinstance(ann, ast.Subscript) else ann
+    qual = f.bindings.resolve_nki(base)
+    return qual is not None and qual.name == "nki.typing.mutable_tensor"
+
+
+def _root_kernels(f: FileFacts):
+    """(kernel, function node) of root kernels defined in this file."""
+    own = {id(fn) for fn in f.functions()}
+    for kernel in f.model.kernels:
+        if kernel.kind == "root" and id(kernel.node) in own:
+            yield kernel, kernel.node
+
+
+def _kernel_args(fn: ast.AST) -> list[ast.arg]:
+    a = fn.args
+    return list(a.posonlyargs) + list(a.args) + list(a.kwonlyargs)
+
+
+def _writes(ref: q.NodeRef) -> list[str]:
+    """Ops writing a tensor (through any view), not counting the op that
+    returned it as a legacy result."""
+    g = ref.graph
+    out = []
+    for op_id in g.ops_writing(ref.node_id):
+        params = [d.get("param") for _, target, d in g.g.out_edges(op_id, data=True)
+                  if d.get("kind") == "writes" and g.base_tensor(target) == ref.node_id]
+        if params and all(p == "result" for p in params):
+            continue
+        out.append(op_id)
+    return out
+
+
+class ImmutableParameterWritten(Rule):
+    id = "NKI706"
+    name = "immutable-parameter-written"
+    family = "semantics"
+    level = Level.ERROR
+    summary = "Legacy: a kernel writes one of its input parameters, which are immutable unless annotated nt.mutable_tensor"
+    explanation = f"""
+The parameters of a legacy top-level `nki.jit` kernel (one that returns
+its outputs, the calling convention since Neuron 2.20.1) are immutable by
+default;
+storing into one (`nl.store(in_tensor, ...)`, `in_tensor[...] = ...`, a
+DMA whose destination is a parameter) is rejected with
+`err_cannot_update_immutable_parameter` ("Cannot update immutable
+parameter", {ERRORS_DOC}).
+
+Kernels in the older pass-by-reference style (`nki.trace`, `baremetal`,
+torch `nki_jit`, or an `nki.jit` kernel that returns nothing) write their
+output parameters by design and are not reported.
+
+**Fix:** annotate the parameter as mutable (`in_tensor: nt.mutable_tensor`
+with `import neuronxcc.nki.typing as nt`) and return it, or write into a
+new output tensor (`nl.ndarray(..., buffer=nl.shared_hbm)`) and return
+that.
+"""
+    references = (f"{ERRORS_DOC} (err_cannot_update_immutable_parameter)",)
+    examples = (
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def increment(in_tensor):
+                x = nl.load(in_tensor)
+                y = x + 1
+                nl.store(in_tensor, value=y)
+                return in_tensor
+            """,
+            lines=[8],
+        ),
+        valid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+            import neuronxcc.nki.typing as nt
+
+            @nki.jit
+            def increment(in_tensor: nt.mutable_tensor):
+                x = nl.load(in_tensor)
+                y = x + 1
+                nl.store(in_tensor, value=y)
+                return in_tensor
+            """,
+            title="annotated mutable and returned",
+        ),
+        valid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def increment(in_tensor):
+                out = nl.ndarray(in_tensor.shape, dtype=in_tensor.dtype, buffer=nl.shared_hbm)
+                x = nl.load(in_tensor)
+                nl.store(out, value=x + 1)
+                return out
+            """,
+            title="a new output tensor",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        f = facts(ctx)
+        if not f.model.legacy:
+            return  # NKI 0.2+ kernels may write arguments (the docs do)
+        reporter = Reporter(ctx)
+        for kernel, fn in _root_kernels(f):
+            # Older legacy entry points (nki.trace, baremetal, torch nki_jit) took outputs by reference; the
+            # immutability rule is that of nki.jit kernels that return their outputs.
+            if "nki.jit" not in kernel.how or not any(
+                isinstance(n, ast.Return) and n.value is not None for n in f.own_nodes(fn)
+            ):
+                continue
+            for arg in _kernel_args(fn):
+                if _is_mutable_annotation(f, arg.annotation):
+                    continue
+                for ref in f.param_tensors.get(id(arg), []):
+                    if ref.kernel is not kernel:
+                        continue
+                    for op_id in _writes(ref):
+                        op = ref.graph.attrs(op_id)
+                        api = str(op.get("api", "")).rpartition(".")[2]
+                        what = "an assignment" if op.get("assignment") or op.get("augmented") else f"nl.{api}" \
+                            if op.get("api", "").startswith("nki.language.") else f"nisa.{api}"
+                        reporter.at_site(
+                            op.get("site"),
+                            f"{what} writes kernel parameter `{arg.arg}` of `{kernel.name}`; kernel parameters are "
+                            f"immutable unless annotated nt.mutable_tensor (err_cannot_update_immutable_parameter)",
+                            hint=f"annotate `{arg.arg}: nt.mutable_tensor` and return it, or write a new shared_hbm "
+                            f"output",
+                            kernel=kernel.name,
+                        )
+
+
+class MutableParameterNotReturned(Rule):
+    id = "NKI707"
+    name = "mutable-parameter-not-returned"
+    family = "semantics"
+    level = Level.ERROR
+    summary = "Legacy: a kernel parameter annotated nt.mutable_tensor is not returned"
+    explanation = f"""
+A legacy kernel parameter annotated `nt.mutable_tensor` is an output the
+kernel updates in place, and the frontend requires the kernel to return it:
+otherwise it raises `err_mutable_parameter_not_returned` ("A mutable kernel
+parameter must be returned by `return`", {ERRORS_DOC}). (NKI 0.3+ kernels
+may update a `nki.typing.mutable_tensor` in place without returning it;
+this rule only checks legacy kernels.)
+
+**Fix:** add the parameter to the returned values
+(`return out_tensor, in_tensor`), or drop the annotation if the kernel does
+not need to update it.
+"""
+    references = (f"{ERRORS_DOC} (err_mutable_parameter_not_returned)",)
+    examples = (
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+            import neuronxcc.nki.typing as nt
+
+            @nki.jit
+            def update(in_tensor: nt.mutable_tensor):
+                out_tensor = nl.ndarray(in_tensor.shape, dtype=in_tensor.dtype, buffer=nl.shared_hbm)
+                x = nl.load(in_tensor)
+                y = x + 1
+                nl.store(out_tensor, value=y)
+                nl.store(in_tensor, value=y)
+                return out_tensor
+            """,
+            lines=[12],
+        ),
+        valid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+            import neuronxcc.nki.typing as nt
+
+            @nki.jit
+            def update(in_tensor: nt.mutable_tensor):
+                out_tensor = nl.ndarray(in_tensor.shape, dtype=in_tensor.dtype, buffer=nl.shared_hbm)
+                x = nl.load(in_tensor)
+                y = x + 1
+                nl.store(out_tensor, value=y)
+                nl.store(in_tensor, value=y)
+                return out_tensor, in_tensor
+            """,
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        f = facts(ctx)
+        if not f.model.legacy:
+            return
+        reporter = Reporter(ctx)
+        for kernel, fn in _root_kernels(f):
+            mutable = [a for a in _kernel_args(fn) if _is_mutable_annotation(f, a.annotation)]
+            if not mutable:
+                continue
+            returns = [n for n in f.own_nodes(fn) if isinstance(n, ast.Return)]
+            for arg in mutable:
+                if not returns:
+                    reporter.at(
+                        arg,
+                        f"mutable parameter `{arg.arg}` of `{kernel.name}` is never returned; legacy NKI requires "
+                        f"every nt.mutable_tensor parameter to be returned (err_mutable_parameter_not_returned)",
+                        hint=f"add `return {arg.arg}` (with the other outputs)",
+                        kernel=kernel.name,
+                    )
+                    continue
+                for ret in returns:
+                    if arg.arg not in _returned_names(ret):
+                        reporter.at(
+                            ret,
+                            f"this return of `{kernel.name}` does not return mutable parameter `{arg.arg}`; legacy NKI "
+                            f"requires every nt.mutable_tensor parameter to be returned "
+                            f"(err_mutable_parameter_not_returned)",
+                            hint=f"return `{arg.arg}` as well",
+                            kernel=kernel.name,
+                        )
+
+
+def _returned_names(ret: ast.Return) -> set[str]:
+    value = ret.value
+    if value is None:
+        return set()
+    items = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
+    return {x.id for x in items if isinstance(x, ast.Name)}
+
+
+# APIs and parameters through which the model sees a tensor read; any other
+# use (collectives, unknown helpers) might write it without the model knowing.
+_READ_PARAMS = {"src", "data", "data0", "data1", "data2", "x", "y", "value", "stationary", "moving", "in_", "input",
+                "on_true_tile", "predicate", "bias", "scale", "operand0", "operand1"}
+
+
+class OutputNeverWritten(Rule):
+    id = "NKI708"
+    name = "output-never-written"
+    family = "semantics"
+    level = Level.ERROR
+    summary = "A kernel output (returned tensor or mutable parameter) is never written, or only in a loop that never runs"
+    explanation = f"""
+Every output of a kernel must be written. The legacy frontend rejects a
+kernel whose output is never stored with `err_tensor_output_not_written_to`
+({ERRORS_DOC}); its most common cause is a dead loop whose trip count is 0,
+such as `nl.affine_range(M // N)` with `N > M`. The NKI 0.3+ compiler
+requires every `nt.mutable_tensor` parameter to have at least one store
+(NCC_IGCA090, quoted in aws-neuron/nki-library `core/router_topk`), and an
+unwritten returned tensor holds garbage (legacy known issue "Unwritten
+output tensor will have garbage data").
+
+Levels: an error for legacy kernels and for mutable parameters; a warning
+for a returned tensor of an NKI 0.2+ kernel (garbage output). Outputs
+passed to helpers the model cannot follow are not reported.
+
+**Fix:** check the range expressions (`math.ceil(M / N)` or
+`(M + N - 1) // N` instead of `M // N`, with the tail handled by a mask or
+a `min()`-bounded slice), and make sure every output is written on every
+path — or initialize it outside the loop.
+"""
+    references = (
+        f"{ERRORS_DOC} (err_tensor_output_not_written_to)",
+        "aws-neuron-sdk general/nki/nki_known_issues.rst @0521004c (unwritten output)",
+        "aws-neuron/nki-library src/nkilib_src/nkilib/core/router_topk/router_topk.py (NCC_IGCA090)",
+    )
+    examples = (
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            M = 128
+            N = M + 1
+
+            @nki.jit
+            def copy_tiles(tensor_in):
+                tensor_out = nl.ndarray((M, 512), dtype=tensor_in.dtype, buffer=nl.shared_hbm)
+                for i in nl.affine_range(M // N):
+                    a = nl.load(tensor_in[i * N:(i + 1) * N, 0:512])
+                    nl.store(tensor_out[i * N:(i + 1) * N, 0:512], value=a)
+                return tensor_out
+            """,
+            lines=[13],
+            title="legacy: the only store is in a loop of M // N = 0 iterations",
+        ),
+        invalid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def scaled(x):
+                out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+                t = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+                nisa.dma_copy(dst=t, src=x)
+                nisa.activation(dst=t, op=nl.exp, data=t)
+                return out
+            """,
+            lines=[11],
+            title="current API: the result is computed but never copied to the output (a warning)",
+            level=Level.WARNING,
+        ),
+        valid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            M = 128
+            N = 64
+
+            @nki.jit
+            def copy_tiles(tensor_in):
+                tensor_out = nl.ndarray((M, 512), dtype=tensor_in.dtype, buffer=nl.shared_hbm)
+                for i in nl.affine_range((M + N - 1) // N):
+                    a = nl.load(tensor_in[i * N:(i + 1) * N, 0:512])
+                    nl.store(tensor_out[i * N:(i + 1) * N, 0:512], value=a)
+                return tensor_out
+            """,
+        ),
+        valid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+            from mylib import fill
+
+            @nki.jit
+            def scaled(x):
+                out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+                fill(out, x)
+                return out
+            """,
+            title="written by a helper the model cannot see: not reported",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        f = facts(ctx)
+        reporter = Reporter(ctx)
+        legacy = f.model.legacy
+        for kernel, fn in _root_kernels(f):
+            if kernel.error or kernel.graph.truncated:
+                continue
+            scope = f.scope(fn)
+            # Returned tensors allocated in the kernel.
+            for ret in (n for n in f.own_nodes(fn) if isinstance(n, ast.Return)):
+                for name in sorted(_returned_names(ret)):
+                    if not f.is_tensor_name(fn, name) or self._escapes(f, fn, scope, name):
+                        continue
+                    refs = [r for b in scope.bindings.get(name, []) if b.value is not None
+                            for r in f.produced_by(b.value) if r.kernel is kernel and r.data.get("kind") == "tensor"]
+                    if not refs or any(r.data.get("buffer") not in q.HBM or r.data.get("api", "").rpartition(".")[2]
+                                       in ("zeros", "ones", "full", "zeros_like", "ones_like", "full_like")
+                                       for r in refs):
+                        continue
+                    problem = self._problem(refs)
+                    if problem is None:
+                        continue
+                    node = next(x for x in ast.walk(ret) if isinstance(x, ast.Name) and x.id == name)
+                    reporter.at(
+                        node,
+                        f"kernel output `{name}` of `{kernel.name}` is {problem}"
+                        + (" (err_tensor_output_not_written_to)" if legacy else "; the caller receives garbage"),
+                        level=Level.ERROR if legacy else Level.WARNING,
+                        hint="write every output on every path; check range expressions such as M // N",
+                        kernel=kernel.name,
+                    )
+            # Mutable parameters.
+            for arg in _kernel_args(fn):
+                if not _is_mutable_annotation(f, arg.annotation) or self._escapes(f, fn, scope, arg.arg):
+                    continue
+                refs = [r for r in f.param_tensors.get(id(arg), []) if r.kernel is kernel]
+                problem = self._problem(refs) if refs else "never written (not even used)"
+                if problem is None:
+                    continue
+                reporter.at(
+                    arg,
+                    f"mutable parameter `{arg.arg}` of `{kernel.name}` is {problem}"
+                    + (" (err_tensor_output_not_written_to)" if legacy
+                       else "; the compiler requires a store to every mutable_tensor (NCC_IGCA090)"),
+                    hint="store to it, or drop the nt.mutable_tensor annotation",
+                    kernel=kernel.name,
+                )
+
+    @staticmethod
+    def _problem(refs: list[q.NodeRef]) -> str | None:
+        """Why the output is unwritten, or None if it is written (or unknown)."""
+        all_writes = []
+        for ref in refs:
+            g = ref.graph
+            for nid in g.views_of(ref.node_id) + [ref.node_id]:
+                for _, op_id, d in g.g.out_edges(nid, data=True):
+                    if d.get("kind") == "reads":
+                        op = g.attrs(op_id)
+                        if d.get("param") not in _READ_PARAMS or not str(op.get("api", "")).startswith(
+                                ("nki.language.", "nki.isa.")):
+                            return None  # an unmodelled use might write it
+            all_writes.extend((ref, op_id) for op_id in _writes(ref))
+        if not all_writes:
+            return "never written"
+        dead = []
+        for ref, op_id in all_writes:
+            loops = ref.graph.attrs(op_id).get("loops", ())
+            zero = next((l for l in loops if q.upper(ref.graph.attrs(l).get("trip_v")) == 0), None)
+            if zero is None:
+                return None
+            dead.append(ref.graph.attrs(zero))
+        loop = dead[0]
+        site = loop.get("site")
+        line = f" on line {site.line}" if site is not None else ""
+        return f"only written inside a loop that never runs (trip count 0{line})"
+
+    @staticmethod
+    def _escapes(f: FileFacts, fn: ast.AST, scope, name: str) -> bool:
+        """The tensor may be written where the model cannot see: passed to a
+        non-NKI call, aliased, stored in a container, or used by a nested
+        function."""
+        for load in scope.loads.get(name, []):
+            parent = f.parent(load)
+            # Climb through views (out[...], out.reshape(...)) to the use.
+            node = load
+            while isinstance(parent, (ast.Subscript, ast.Attribute)) and getattr(parent, "value", None) is node:
+                if isinstance(parent, ast.Attribute) and parent.attr in ("shape", "dtype", "ndim", "buffer", "size"):
+                    parent = None
+                    break
+                node = parent
+                parent = f.parent(parent)
+                if isinstance(parent, ast.Call) and parent.func is node:
+                    node = parent  # out.reshape(...) / out.ap(...)
+                    parent = f.parent(parent)
+            if parent is None:
+                continue
+            if isinstance(parent, ast.keyword):
+                parent = f.parent(parent)
+            if isinstance(parent, ast.Call) and parent.func is not node:
+                qual = f.bindings.resolve_nki(parent.func)
+                if qual is None or not qual.name.startswith(("nki.language.", "nki.isa.")):
+                    if not (isinstance(parent.func, ast.Name) and parent.func.id in ("len", "print", "isinstance")):
+                        return True
+            elif isinstance(parent, (ast.List, ast.Tuple, ast.Dict, ast.Set, ast.Starred)):
+                if not isinstance(f.parent(parent), ast.Return):
+                    return True
+            elif isinstance(parent, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and getattr(parent, "value", None) is node:
+                return True
+        # Nested functions that mention it (closures the model may not run).
+        for sub in ast.walk(fn):
+            if sub is not fn and isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(sub)):
+                    return True
+        return False
+
+
+# ---------------------------------------------------------------------------
+# Legacy block scoping of tensors
+
+
+def _block_reports(ctx: RuleContext):
+    """(function, ScopeReport) for each legacy device function (cached per file)."""
+    from ._semantics_blocks import BlockScopes
+
+    f = facts(ctx)
+    cache = f.__dict__.setdefault("_block_reports", None)
+    if cache is None:
+        cache = []
+        for fn in f.device_functions():
+            report = BlockScopes(fn, lambda v, fn=fn: f.tensor_value(fn, v) == "tensor").run()
+            cache.append((fn, report))
+        f.__dict__["_block_reports"] = cache
+    return cache
+
+
+class TensorUsedOutOfScope(Rule):
+    id = "NKI709"
+    name = "tensor-used-out-of-scope"
+    family = "semantics"
+    level = Level.ERROR
+    summary = "Legacy: a tensor created inside an if/else/for/while block is used after the block"
+    explanation = f"""
+Legacy NKI scopes tensors more strictly than Python: every `if`, `else`,
+`for` and `while` block opens a scope, and a tensor created inside it may
+not be used after the block ends — even when both branches of an `if`
+create it. The frontend raises `err_local_variable_used_out_of_scope`
+("Local variable ... is referenced outside of its parent scope",
+{ERRORS_DOC}). The same happens when a loop rebinds an outer tensor
+(`data = data + t` inside the loop, see NKI710) and the kernel reads
+`data` after the loop.
+
+(The NKI 0.2+ compiler follows Python scoping for static loops and
+branches; only tensors created in `fori_loop` / `while_loop` bodies stay
+local there, see NKI705.)
+
+**Fix:** create the tensor before the block (`tmp = nl.ndarray(shape,
+dtype=...)`) and fill it inside with `tmp[...] = ...`.
+"""
+    references = (f"{ERRORS_DOC} (err_local_variable_used_out_of_scope)",)
+    examples = (
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def pick(a, b):
+                c = nl.ndarray((4, 128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+                for i in range(4):
+                    if i < 2:
+                        tmp = nl.load(a[i])
+                    else:
+                        tmp = nl.load(b[i])
+                    nl.store(c[i], tmp)
+                return c
+            """,
+            lines=[12],
+            title="a tile created in both branches of an if, stored after it",
+        ),
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+            import neuronxcc.nki.isa as nisa
+
+            @nki.jit
+            def accumulate(ptr):
+                out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+                data = nl.zeros((128, 128), dtype=nl.float32)
+                for i in nl.sequential_range(4):
+                    i_tile = nisa.iota(i, dtype=nl.uint32).broadcast_to(data.shape)
+                    data = data + i_tile
+                nl.store(out, value=data)
+                return out
+            """,
+            lines=[12],
+            title="a loop rebinds an outer tensor; the kernel reads it after the loop",
+        ),
+        valid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def pick(a, b):
+                c = nl.ndarray((4, 128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+                for i in range(4):
+                    tmp = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
+                    if i < 2:
+                        tmp[...] = nl.load(a[i])
+                    else:
+                        tmp[...] = nl.load(b[i])
+                    nl.store(c[i], tmp)
+                return c
+            """,
+            title="declared before the if, filled with tmp[...] =",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        f = facts(ctx)
+        if not f.model.legacy:
+            return
+        reporter = Reporter(ctx)
+        for fn, report in _block_reports(ctx):
+            for item in report.out_of_scope:
+                d = item.binding
+                where = {"if": "`if` block", "else": "`else` block", "for": "`for` loop", "while": "`while` loop"}.get(
+                    d.block_kind, "block")
+                reporter.at(
+                    item.load,
+                    f"tensor `{item.load.id}` is bound inside the {where} starting on line {d.block_line} (line "
+                    f"{getattr(d.node, 'lineno', '?')}) and used after that block; legacy NKI tensors are local to "
+                    f"their block (err_local_variable_used_out_of_scope)",
+                    hint=f"create `{item.load.id}` before the block (nl.ndarray) and assign it with "
+                    f"`{item.load.id}[...] = ...` inside",
+                )
+
+
+class TensorShadowedInBlock(Rule):
+    id = "NKI710"
+    name = "tensor-shadowed-in-block"
+    family = "semantics"
+    level = Level.WARNING
+    summary = "Legacy: a block rebinds an outer tensor's name instead of updating it with t[...] ="
+    explanation = f"""
+Inside an `if`/`else`/`for`/`while` block, legacy NKI treats
+`data = data + t` as a *new* tensor local to the block that shadows the
+outer `data`; the outer tensor is not updated. The frontend warns
+("shadowing local tensor ... with a new object, use 'data[...] =' if you
+want to update the existing object", {ERRORS_DOC}, under
+err_local_variable_used_out_of_scope), and reading `data` after the block
+is then an error (NKI709).
+
+**Fix:** update the existing tensor in place: `data[...] = data + t`.
+"""
+    references = (f"{ERRORS_DOC} (err_local_variable_used_out_of_scope, shadowing warning)",)
+    examples = (
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+            import neuronxcc.nki.isa as nisa
+
+            @nki.jit
+            def accumulate(ptr):
+                out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+                data = nl.zeros((128, 128), dtype=nl.float32)
+                for i in nl.sequential_range(4):
+                    i_tile = nisa.iota(i, dtype=nl.uint32).broadcast_to(data.shape)
+                    data = data + i_tile
+                    nl.store(out, value=data)
+                return out
+            """,
+            lines=[11],
+        ),
+        valid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+            import neuronxcc.nki.isa as nisa
+
+            @nki.jit
+            def accumulate(ptr):
+                out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+                data = nl.zeros((128, 128), dtype=nl.float32)
+                for i in nl.sequential_range(4):
+                    i_tile = nisa.iota(i, dtype=nl.uint32).broadcast_to(data.shape)
+                    data[...] = data + i_tile
+                nl.store(out, value=data)
+                return out
+            """,
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        f = facts(ctx)
+        if not f.model.legacy:
+            return
+        reporter = Reporter(ctx)
+        for fn, report in _block_reports(ctx):
+            for item in report.shadows:
+                reporter.at(
+                    item.target,
+                    f"rebinding tensor `{item.target.id}` (bound on line {getattr(item.outer.node, 'lineno', '?')}) "
+                    f"inside a block creates a new block-local tensor; the outer `{item.target.id}` is not updated",
+                    hint=f"use `{item.target.id}[...] = ...` to update the existing tensor",
+                )
+
+
+# ---------------------------------------------------------------------------
+# affine_range iterations writing the same location
+
+_MATMULS = ("nki.language.matmul", "nki.isa.nc_matmul", "nki.isa.nc_matmul_mx")
+
+
+class AffineRangeWriteConflict(Rule):
+    id = "NKI711"
+    name = "affine-range-write-conflict"
+    family = "semantics"
+    level = Level.ERROR
+    summary = "Iterations of an affine_range loop write the same location (legacy and NKI 0.2)"
+    explanation = f"""
+In legacy NKI and NKI 0.2, `nl.affine_range` declares a *parallel* loop:
+the compiler may run or pipeline its iterations in any order, so no two
+iterations may write the same location, except associative reductions
+(matmul accumulation into PSUM, `psum += nl.matmul(...)`; `acc[...] += x`;
+an instruction that reads and updates its destination; `nl.loop_reduce`).
+A write whose destination index does not depend on the
+loop variable, into a tensor created outside the loop, is rejected by the
+legacy frontend with `err_unexpected_output_dependencies` ({ERRORS_DOC};
+`nl.affine_range` API docs @0521004c and @337e6041).
+
+Levels: an error for legacy kernels; a warning (a race) for `nki.*`
+kernels when the target is NKI 0.2. From NKI 0.3 every static loop is
+unrolled in program order and this is no longer a hazard (the loop
+iterator is only deprecated, see the migration rules).
+
+**Fix:** index the destination with the loop variable (`a[i] = ...`), or
+allocate the tensor inside the loop; if the iterations really depend on
+each other, use `nl.sequential_range` (legacy / 0.2) or `range`.
+"""
+    references = (
+        f"{ERRORS_DOC} (err_unexpected_output_dependencies)",
+        "aws-neuron-sdk general/nki/api/nki/language/__init__.py @0521004c (affine_range)",
+        "aws-neuron-sdk nki/api/nki/language/__init__.py @337e6041 (affine_range, NKI 0.2)",
+    )
+    examples = (
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def fill(x):
+                out = nl.ndarray((4, 128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+                a = nl.ndarray((4, 128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                for i in nl.affine_range(4):
+                    a[0] = nl.load(x[i])
+                for i in nl.affine_range(4):
+                    nl.store(out[i], value=a[i])
+                return out
+            """,
+            lines=[9],
+            title="legacy: every iteration writes a[0]",
+            level=Level.ERROR,
+        ),
+        invalid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def row_sum(x):
+                out = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.shared_hbm)
+                acc = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.memset(dst=acc, value=0.0)
+                part = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                for i in nl.affine_range(4):
+                    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                    nisa.dma_copy(dst=t, src=x[:, i * 512:(i + 1) * 512])
+                    nisa.tensor_reduce(dst=part, data=t, op=nl.add, axis=1)
+                    nisa.tensor_tensor(dst=acc, data1=acc, data2=part, op=nl.add)
+                nisa.dma_copy(dst=out, src=acc)
+                return out
+            """,
+            lines=[14],
+            nki_version="0.2",
+            title="NKI 0.2: a scratch tile allocated outside affine_range, overwritten by every iteration (a warning)",
+            level=Level.WARNING,
+        ),
+        valid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def matmul_acc(xT, y):
+                out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+                a = nl.ndarray((4, 128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                for i in nl.affine_range(4):
+                    a[i] = nl.load(xT[i])
+                result_psum = nl.zeros((128, 128), dtype=nl.float32, buffer=nl.psum)
+                for k in nl.affine_range(xT.shape[0] // 128):
+                    offset = k * 128
+                    xt_tile = nl.load(xT[offset:offset + 128, 0:128])
+                    y_tile = nl.load(y[offset:offset + 128, 0:128])
+                    result_psum += nl.matmul(xt_tile, y_tile, transpose_x=True)
+                acc = nl.zeros((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+                for k in nl.sequential_range(4):
+                    acc[...] = nl.add(acc, nl.load(xT[k * 128:(k + 1) * 128, 0:128]))
+                nl.store(out, value=result_psum)
+                return out
+            """,
+            title="indexed by the loop variable; PSUM matmul accumulation; sequential_range",
+        ),
+        valid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def row_sum(x):
+                out = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.shared_hbm)
+                acc = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.memset(dst=acc, value=0.0)
+                for i in nl.affine_range(4):
+                    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                    part = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                    nisa.dma_copy(dst=t, src=x[:, i * 512:(i + 1) * 512])
+                    nisa.tensor_reduce(dst=part, data=t, op=nl.add, axis=1)
+                    nisa.tensor_tensor(dst=acc, data1=acc, data2=part, op=nl.add)
+                nisa.dma_copy(dst=out, src=acc)
+                return out
+            """,
+            title="NKI 0.3+ unrolls affine_range in order: no finding at the default version",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        from nkilint.versions import V0_2
+
+        f = facts(ctx)
+        if f.model.legacy:
+            level = Level.ERROR
+        elif f.model.version == V0_2:
+            level = Level.WARNING
+        else:
+            return
+        reporter = Reporter(ctx)
+        deps_cache: dict[int, set[str]] = {}
+        for kernel, graph in f.model.graphs():
+            for op_id, op in graph.ops():
+                loops = [l for l in op.get("loops", ()) if graph.attrs(l).get("loop_kind") == "affine_range"]
+                site = op.get("site")
+                if not loops or site is None or not f.model.in_this_file(site):
+                    continue
+                for target, edge in graph.writes(op_id):
+                    param = edge.get("param")
+                    if param == "result":
+                        continue
+                    base_id = graph.base_tensor(target)
+                    base = graph.attrs(base_id)
+                    if self._accumulation(graph, op_id, op, base):
+                        continue
+                    expr = _written_expr(f, op, param)
+                    if expr is None:
+                        continue
+                    for loop_id in loops:
+                        if loop_id in (base.get("loops") or ()):
+                            continue  # allocated inside this loop: one tensor per iteration
+                        loop = graph.attrs(loop_id)
+                        loop_site = loop.get("site")
+                        if loop_site is None or loop_site.chain != site.chain or not isinstance(loop_site.node, ast.For):
+                            continue
+                        fn = f.enclosing_function(loop_site.node)
+                        if fn is None or f.enclosing_function(site.node) is not fn:
+                            continue
+                        deps = deps_cache.get(id(loop_site.node))
+                        if deps is None:
+                            deps = deps_cache[id(loop_site.node)] = _loop_dependents(f, loop_site.node)
+                        mentioned = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+                        mask = _call_arg(op["call"], 99, "mask") if isinstance(op.get("call"), ast.Call) else None
+                        if mask is not None:
+                            mentioned |= {n.id for n in ast.walk(mask) if isinstance(n, ast.Name)}
+                        if mentioned & deps:
+                            continue
+                        name = q.tensor_name(base)
+                        iterator = loop.get("iterator") or "i"
+                        reporter.at_site(
+                            site,
+                            f"every iteration of `nl.affine_range` loop `{iterator}` (line {loop_site.line}) writes "
+                            f"`{f.span_text(expr)}` of `{name}`, the same location: affine_range iterations may run in "
+                            f"parallel and must write different locations"
+                            + (" (err_unexpected_output_dependencies)" if f.model.legacy else " (NKI 0.2: a race)"),
+                            level=level,
+                            hint=f"index the destination with `{iterator}`, allocate `{name}` inside the loop, or use "
+                            f"nl.sequential_range",
+                            kernel=kernel.name,
+                        )
+                        break
+
+    @staticmethod
+    def _accumulation(graph, op_id: str, op: dict, base: dict) -> bool:
+        """An associative reduction, which affine_range allows: matmul
+        accumulation into PSUM, `t[...] += x`, an instruction that reads and
+        writes the same tensor (dst=acc, data1=acc), or nl.loop_reduce."""
+        if op.get("api") in _MATMULS and base.get("buffer") == "psum":
+            return True
+        if op.get("augmented") or str(op.get("api", "")).endswith("loop_reduce"):
+            return True
+        base_id = graph.base_tensor(next((t for t, e in graph.writes(op_id) if graph.base_tensor(t)), ""))
+        for src, edge in graph.reads(op_id):
+            if edge.get("param") == "value":
+                producer = graph.attrs(graph.base_tensor(src))
+                if str(producer.get("api", "")).endswith("loop_reduce"):
+                    return True
+            elif graph.base_tensor(src) == base_id:
+                return True  # read-modify-write of the destination
+        return False
+
+
+def _written_expr(f: FileFacts, op: dict, param: str | None) -> ast.AST | None:
+    """The source expression of an op's written operand."""
+    call = op.get("call")
+    if isinstance(call, ast.Assign):
+        return call.targets[0] if len(call.targets) == 1 else None
+    if isinstance(call, (ast.AugAssign, ast.AnnAssign)):
+        return call.target
+    if not isinstance(call, ast.Call) or not param:
+        return None
+    for kw in call.keywords:
+        if kw.arg == param:
+            return kw.value
+    from nkilint.model.apitable import api_for, legacy_api
+
+    table = legacy_api() if f.model.legacy else api_for(f.model.version)
+    sig = table.signature(op.get("api", "")) or legacy_api().signature(op.get("api", ""))
+    if sig is None or sig.params is None:
+        return None
+    for i, p in enumerate(sig.positional):
+        if p.name == param and i < len(call.args):
+            return call.args[i]
+    return None
+
+
+def _loop_dependents(f: FileFacts, loop: ast.For) -> set[str]:
+    """The loop's target names and names the body derives from them."""
+    deps = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    assigns: list[tuple[set[str], ast.AST]] = []
+    for node in _own_statements_and_exprs(f, loop.body):
+        if isinstance(node, ast.Assign):
+            names = {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            assigns.append((names, node.value))
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name) and node.value is not None:
+            assigns.append(({node.target.id}, node.value))
+        elif isinstance(node, ast.NamedExpr):
+            assigns.append(({node.target.id}, node.value))
+        elif isinstance(node, (ast.For, ast.comprehension)):
+            assigns.append(({n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}, node.iter))
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            assigns.append(({n.id for n in ast.walk(node.optional_vars) if isinstance(n, ast.Name)}, node.context_expr))
+    changed = True
+    while changed:
+        changed = False
+        for names, value in assigns:
+            if names - deps and any(isinstance(n, ast.Name) and n.id in deps for n in ast.walk(value)):
+                deps |= names
+                changed = True
+    return deps
+
+
+# ---------------------------------------------------------------------------
+# Legacy indexing: nl.arange / nl.mgrid, masks, indirect indices
+
+
+def _views(f: FileFacts):
+    """(kernel, graph, view id, data, Subscript node) of views created by a
+    subscript in this file."""
+    for kernel, graph in f.model.graphs():
+        for view_id, data in graph.views():
+            site = data.get("site")
+            if site is None or not f.model.in_this_file(site) or not isinstance(site.node, ast.Subscript):
+                continue
+            yield kernel, graph, view_id, data, site.node
+
+
+def _index_elements(sub: ast.Subscript) -> list[ast.AST]:
+    sl = sub.slice
+    return list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
+
+
+class MixedBasicAdvancedIndexing(Rule):
+    id = "NKI712"
+    name = "mixed-basic-advanced-indexing"
+    family = "semantics"
+    level = Level.ERROR
+    summary = "Legacy: one subscript mixes slices with nl.arange / nl.mgrid indices"
+    explanation = f"""
+Legacy NKI has two ways to index a tensor: *basic* indexing with integers
+and slices (`a[0:128, 0:512]`) and *advanced* indexing with index
+expressions from `nl.arange` / `nl.mgrid` (`a[i_p, i_f]`). One subscript
+may use either, not both: `a[i, :]` with `i = nl.arange(4)[:, None]` is
+rejected with `err_unsupported_mixing_basic_advanced_tensor_indexing`
+({ERRORS_DOC}). (Integers may accompany index expressions: `a[i, 0]`.)
+
+**Fix:** index every dimension the same way — all slices (`a[0:4, 0:4]`)
+or all index expressions (`a[i, j]` with `j = nl.arange(4)[None, :]`).
+"""
+    references = (f"{ERRORS_DOC} (err_unsupported_mixing_basic_advanced_tensor_indexing)",)
+    examples = (
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def exp_rows(x):
+                out = nl.ndarray((4, 4), dtype=nl.float32, buffer=nl.shared_hbm)
+                a = nl.load(x)
+                i = nl.arange(4)[:, None]
+                c = nl.exp(a[i, :])
+                nl.store(out, value=c)
+                return out
+            """,
+            lines=[9],
+        ),
+        valid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def exp_rows(x):
+                out = nl.ndarray((4, 4), dtype=nl.float32, buffer=nl.shared_hbm)
+                a = nl.load(x)
+                i = nl.arange(4)[:, None]
+                j = nl.arange(4)[None, :]
+                c = nl.exp(a[i, j])
+                d = nl.exp(a[0:4, 0:4])
+                nl.store(out, value=nl.add(c, d))
+                return out
+            """,
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        from nkilint.model.values import IndexV, SliceV
+
+        f = facts(ctx)
+        if not f.model.legacy:
+            return
+        reporter = Reporter(ctx)
+        for kernel, graph, view_id, data, sub in _views(f):
+            items = data.get("index_v") or []
+            if not any(isinstance(x, IndexV) for x in items) or not any(isinstance(x, SliceV) for x in items):
+                continue
+            # Confirm on the syntax: a literal slice next to an index element.
+            elements = _index_elements(sub)
+            if not any(isinstance(e, ast.Slice) for e in elements):
+                continue
+            reporter.at(
+                sub,
+                f"`{f.span_text(sub)}` mixes slices with nl.arange / nl.mgrid index expressions "
+                f"(err_unsupported_mixing_basic_advanced_tensor_indexing)",
+                hint="use slices for every dimension, or index expressions for every dimension",
+                kernel=kernel.name,
+            )
+
+
+class OneDimensionalArange(Rule):
+    id = "NKI713"
+    name = "one-dimensional-arange"
+    family = "semantics"
+    level = Level.ERROR
+    summary = "Legacy: a tensor is indexed with a 1-D nl.arange"
+    explanation = f"""
+Tile indices in legacy NKI must be at least two-dimensional so that they
+map onto the partition and free dimensions of SBUF/PSUM: `nl.arange(64)`
+used directly as an index is rejected with `err_1d_arange_not_supported`
+({ERRORS_DOC}).
+
+**Fix:** give the index its axis — `nl.arange(64)[:, None]` for the
+partition dimension, `nl.arange(512)[None, :]` for a free dimension — or
+use a plain slice (`tmp[0:64, 0]`).
+"""
+    references = (f"{ERRORS_DOC} (err_1d_arange_not_supported)",)
+    examples = (
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def exp_col(x):
+                out = nl.ndarray((64, 1), dtype=nl.float32, buffer=nl.shared_hbm)
+                tmp = nl.zeros((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                i = nl.arange(64)
+                c = nl.exp(tmp[i, 0])
+                nl.store(out, value=c)
+                return out
+            """,
+            lines=[9],
+        ),
+        valid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def exp_col(x):
+                out = nl.ndarray((64, 1), dtype=nl.float32, buffer=nl.shared_hbm)
+                tmp = nl.zeros((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                i = nl.arange(64)[:, None]
+                c = nl.exp(tmp[i, 0])
+                nl.store(out, value=nl.add(c, nl.exp(tmp[0:64, 0])))
+                return out
+            """,
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        from nkilint.model.values import IndexV
+
+        f = facts(ctx)
+        if not f.model.legacy:
+            return
+        reporter = Reporter(ctx)
+        for kernel, graph, view_id, data, sub in _views(f):
+            items = data.get("index_v") or []
+            one_d = [x for x in items if isinstance(x, IndexV) and len(x.axis_shape) == 1]
+            if not one_d:
+                continue
+            fn = f.enclosing_function(sub)
+            # Confirm on the syntax: an element that is a bare nl.arange(...) or a name bound to one.
+            culprit = next((e for e in _index_elements(sub) if fn is not None and _is_1d_arange(f, fn, e)), None)
+            if culprit is None:
+                continue
+            reporter.at(
+                sub,
+                f"`{f.span_text(sub)}` indexes with the 1-D nl.arange `{f.span_text(culprit)}`; NKI tile indices need "
+                f"two dimensions (err_1d_arange_not_supported)",
+                hint="use nl.arange(n)[:, None] (partition) or nl.arange(n)[None, :] (free), or a slice",
+                kernel=kernel.name,
+            )
+
+
+def _is_1d_arange(f: FileFacts, fn: ast.AST, expr: ast.AST) -> bool:
+    if isinstance(expr, ast.Call):
+        qual = f.bindings.resolve_nki(expr.func)
+        return qual is not None and qual.name == "nki.language.arange"
+    if isinstance(expr, ast.BinOp):
+        return _is_1d_arange(f, fn, expr.left) or _is_1d_arange(f, fn, expr.right)
+    if isinstance(expr, ast.Name) and f.is_index_name(fn, expr.id):
+        owner = f.scope(fn).owner(expr.id)
+        binds = owner.bindings.get(expr.id, []) if owner else []
+        return bool(binds) and all(b.value is not None and _is_1d_arange(f, owner.fn, b.value) for b in binds)
+    return False
+
+
+class NonAffineMask(Rule):
+    id = "NKI714"
+    name = "non-affine-mask"
+    family = "semantics"
+    level = Level.ERROR
+    summary = "Legacy: a mask= expression is not affine in the loop indices (or reads runtime data)"
+    explanation = f"""
+A legacy `mask=` predicate is compiled into the instruction's access
+pattern, so it must be an affine expression of static loop indices and
+`nl.arange`/`nl.mgrid` indices: `a*i + b*j + c < bound`, combined with `&`,
+`|` and `~`. Modulo, division, products of two indices, `min`/`max`, and
+runtime values (tensor elements) are rejected with
+`err_unsupported_expression_in_mask` ({ERRORS_DOC}).
+
+**Fix:** rewrite the condition affinely (split the loop so that `i % 4 < 2`
+becomes a loop over the first two of every four iterations), or move a
+data-dependent condition into the computation (`nl.where`, `nisa.select`).
+"""
+    references = (f"{ERRORS_DOC} (err_unsupported_expression_in_mask)",)
+    examples = (
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def half(x):
+                out = nl.ndarray((8, 128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+                for i in nl.affine_range(8):
+                    t = nl.load(x[i])
+                    nl.store(out[i], value=t, mask=(i % 4) < 2)
+                return out
+            """,
+            lines=[9],
+        ),
+        valid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def half(x):
+                out = nl.ndarray((8, 128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+                i_p, i_f = nl.mgrid[0:128, 0:512]
+                for i in nl.affine_range(8):
+                    for j in nl.affine_range(8):
+                        t = nl.load(x[i, i_p, i_f])
+                        nl.store(out[i, i_p, i_f], value=t, mask=((2 * i + 3 * j + 1) < 20) & (i_f < x.shape[2] // 2))
+                return out
+            """,
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        f = facts(ctx)
+        if not f.model.legacy:
+            return
+        reporter = Reporter(ctx)
+        for fn in f.device_functions():
+            symbolic = _symbolic_loop_vars(f, fn)
+            for node in f.own_nodes(fn):
+                if not isinstance(node, ast.Call):
+                    continue
+                mask = next((kw.value for kw in node.keywords if kw.arg == "mask"), None)
+                qual = f.bindings.resolve_nki(node.func)
+                if mask is None or qual is None:
+                    continue
+                culprit = _mask_problem(f, fn, mask, symbolic)
+                if culprit is None:
+                    continue
+                expr, why = culprit
+                reporter.at(
+                    mask,
+                    f"mask `{f.span_text(mask)}` is not an affine expression of loop indices: `{f.span_text(expr)}` "
+                    f"{why} (err_unsupported_expression_in_mask)",
+                    hint="masks may only combine a*i + b*j + c comparisons with &, | and ~",
+                )
+
+
+def _symbolic_loop_vars(f: FileFacts, fn: ast.AST) -> set[str]:
+    """Targets of the function's legacy symbolic loops (range, affine_range,
+    sequential_range: not unrolled Python loops such as static_range)."""
+    out: set[str] = set()
+    for node in f.own_nodes(fn):
+        if isinstance(node, ast.For) and f.loop_kind(node) in ("range", "affine_range", "sequential_range"):
+            out |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+    scope = f.scope(fn)
+    while scope.parent is not None:  # loops of enclosing functions (closures)
+        scope = scope.parent
+        for node in f.own_nodes(scope.fn):
+            if isinstance(node, ast.For) and f.loop_kind(node) in ("range", "affine_range", "sequential_range"):
+                out |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+    return out
+
+
+def _mask_problem(f: FileFacts, fn: ast.AST, mask: ast.AST, symbolic: set[str]) -> tuple[ast.AST, str] | None:
+    """The first non-affine or runtime part of a mask, with the reason."""
+    # Boolean structure: comparisons combined with & | ^ ~.
+    if isinstance(mask, ast.BinOp) and isinstance(mask.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+        return _mask_problem(f, fn, mask.left, symbolic) or _mask_problem(f, fn, mask.right, symbolic)
+    if isinstance(mask, ast.UnaryOp) and isinstance(mask.op, ast.Invert):
+        return _mask_problem(f, fn, mask.operand, symbolic)
+    if isinstance(mask, ast.Compare):
+        for operand in [mask.left, *mask.comparators]:
+            kind, culprit = _affinity(f, fn, operand, symbolic, 0)
+            if kind == "nonaffine":
+                return culprit, "is not affine"
+            if kind == "runtime":
+                return culprit, "reads runtime data"
+        return None
+    if isinstance(mask, ast.Name):
+        owner = f.scope(fn).owner(mask.id)
+        binds = owner.bindings.get(mask.id, []) if owner is not None else []
+        if len(binds) == 1 and binds[0].value is not None and not isinstance(binds[0].value, ast.Name):
+            return _mask_problem(f, owner.fn, binds[0].value, symbolic)
+    return None
+
+
+def _affinity(f: FileFacts, fn: ast.AST, expr: ast.AST, symbolic: set[str], depth: int) -> tuple[str, ast.AST]:
+    """('const' | 'affine' | 'nonaffine' | 'runtime' | 'unknown', culprit)."""
+    if depth > 12:
+        return "unknown", expr
+    if isinstance(expr, ast.Constant):
+        return "const", expr
+    if isinstance(expr, ast.Name):
+        if expr.id in symbolic or f.is_index_name(fn, expr.id):
+            return "affine", expr
+        if f.tensor_value(fn, expr) == "tensor":
+            return "runtime", expr
+        owner = f.scope(fn).owner(expr.id)
+        if owner is None or expr.id in owner.params:
+            return "const", expr  # module constants, parameters: specialization-time values
+        binds = owner.bindings.get(expr.id, [])
+        kinds = []
+        for b in binds:
+            if b.value is None or b.kind not in ("assign", "annassign"):
+                return "unknown", expr
+            kinds.append(_affinity(f, owner.fn, b.value, symbolic, depth + 1))
+        for kind in ("runtime", "nonaffine", "unknown", "affine"):
+            hit = next((c for k, c in kinds if k == kind), None)
+            if hit is not None:
+                return kind, expr if kind in ("affine",) else hit
+        return "const", expr
+    if isinstance(expr, ast.Attribute):
+        if expr.attr in MGRID_ATTRS_ and _affinity(f, fn, expr.value, symbolic, depth + 1)[0] == "affine":
+            return "affine", expr
+        return "const", expr
+    if isinstance(expr, ast.Subscript):
+        base = _affinity(f, fn, expr.value, symbolic, depth + 1)
+        if f.tensor_value(fn, expr.value) == "tensor":
+            return "runtime", expr
+        return base if base[0] in ("affine", "runtime") else ("const", expr)
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
+        return _affinity(f, fn, expr.operand, symbolic, depth + 1)
+    if isinstance(expr, ast.BinOp):
+        left = _affinity(f, fn, expr.left, symbolic, depth + 1)
+        right = _affinity(f, fn, expr.right, symbolic, depth + 1)
+        for kind in ("runtime", "nonaffine", "unknown"):
+            for side in (left, right):
+                if side[0] == kind:
+                    return side
+        if left[0] == "const" and right[0] == "const":
+            return "const", expr
+        if isinstance(expr.op, (ast.Add, ast.Sub)):
+            return "affine", expr
+        if isinstance(expr.op, ast.Mult) and (left[0] == "const" or right[0] == "const"):
+            return "affine", expr
+        return "nonaffine", expr
+    if isinstance(expr, ast.Call):
+        args = [_affinity(f, fn, a, symbolic, depth + 1) for a in expr.args]
+        if any(k == "runtime" for k, _ in args) or f.tensor_value(fn, expr) == "tensor":
+            return "runtime", expr
+        if _callee(expr) == "scalar":
+            return "runtime", expr
+        if all(k == "const" for k, _ in args):
+            return "const", expr
+        return "nonaffine", expr
+    return "unknown", expr
+
+
+def _callee(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _index_names_in(f: FileFacts, fn: ast.AST, expr: ast.AST, origin: str) -> list[ast.Name]:
+    return [n for n in ast.walk(expr) if isinstance(n, ast.Name) and f.index_origin(fn, n.id) == origin]
+
+
+def _ops_on_view(graph, view_id: str) -> list[tuple[str, dict, str]]:
+    """(op id, op data, 'reads'|'writes') of ops using a view directly."""
+    out = []
+    for _, op_id, d in graph.g.out_edges(view_id, data=True):
+        if d.get("kind") == "reads":
+            out.append((op_id, graph.attrs(op_id), "reads"))
+    for op_id, _, d in graph.g.in_edges(view_id, data=True):
+        if d.get("kind") == "writes":
+            out.append((op_id, graph.attrs(op_id), "writes"))
+    return out
+
+
+class IndirectIndexLayout(Rule):
+    id = "NKI715"
+    name = "indirect-index-layout"
+    family = "semantics"
+    level = Level.ERROR
+    summary = "Legacy: an indirect load/store indexes a free dimension dynamically, or builds its indices with nl.mgrid"
+    explanation = f"""
+Legacy `nl.load` / `nl.store` accept a tile of indices (read at run time)
+only on the partition (or block) dimension of the HBM tensor:
+`nl.load(data[idx_tile[i_p, 0], i_f])`. Indirect indexing of a free
+dimension is rejected with `err_indirect_indices_free_dim`
+({ERRORS_DOC}), and so are index expressions built with `nl.mgrid` in a
+dynamic access — even on the partition dimension — because mgrid indices
+cannot be combined with run-time indices: use `nl.arange` there
+(`general/nki/nki_known_issues.rst` @0521004c: "Use nl.arange for indirect
+load/store access indexing, nl.mgrid won't work").
+
+**Fix:** put the indirect index on the first (partition) dimension and
+build the other indices with `nl.arange(n)[:, None]` /
+`nl.arange(m)[None, :]`.
+"""
+    references = (
+        f"{ERRORS_DOC} (err_indirect_indices_free_dim)",
+        "aws-neuron-sdk general/nki/nki_known_issues.rst @0521004c (indexing)",
+    )
+    examples = (
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def gather_rows(data, idx):
+                out = nl.ndarray((64, 512), dtype=data.dtype, buffer=nl.shared_hbm)
+                i_p, i_f = nl.mgrid[0:64, 0:512]
+                idx_tile = nl.load(idx[i_p, 0])
+                rows = nl.load(data[idx_tile[i_p, 0], i_f])
+                nl.store(out[i_p, i_f], value=rows)
+                return out
+            """,
+            lines=[9],
+            title="mgrid indices in an indirect load",
+        ),
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def gather_cols(data, idx):
+                n, m = data.shape
+                out = nl.ndarray((n, 64), dtype=data.dtype, buffer=nl.shared_hbm)
+                i_p = nl.arange(128)[:, None]
+                i_f = nl.arange(64)[None, :]
+                idx_tile = nl.load(idx[0:1, 0:64])
+                cols = nl.load(data[i_p, idx_tile])
+                nl.store(out[i_p, i_f], value=cols)
+                return out
+            """,
+            lines=[11],
+            title="an index tile on the free dimension",
+        ),
+        valid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def gather_rows(data, idx):
+                out = nl.ndarray((64, 512), dtype=data.dtype, buffer=nl.shared_hbm)
+                i_p = nl.arange(64)[:, None]
+                i_f = nl.arange(512)[None, :]
+                idx_tile = nl.load(idx[i_p, 0])
+                rows = nl.load(data[idx_tile[i_p, 0], i_f])
+                nl.store(out[i_p, i_f], value=rows)
+                return out
+            """,
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        from nkilint.model.values import TensorV
+
+        f = facts(ctx)
+        if not f.model.legacy:
+            return
+        reporter = Reporter(ctx)
+        for kernel, graph, view_id, data, sub in _views(f):
+            items = data.get("index_v") or []
+            indirect = [i for i, x in enumerate(items) if isinstance(x, TensorV)]
+            if not indirect:
+                continue
+            uses = [o for o in _ops_on_view(graph, view_id)
+                    if o[1].get("api") in ("nki.language.load", "nki.language.store")]
+            if not uses:
+                continue
+            fn = f.enclosing_function(sub)
+            if fn is None:
+                continue
+            api = uses[0][1].get("api", "").rpartition(".")[2]
+            mgrid = _index_names_in(f, fn, sub.slice, "mgrid")
+            base = graph.attrs(graph.base_tensor(view_id))
+            shape = base.get("shape_v")
+            rank = len(shape) if shape is not None else None
+            elements = _index_elements(sub)
+            if mgrid:
+                reporter.at(
+                    sub,
+                    f"indirect nl.{api} `{f.span_text(sub)}` uses nl.mgrid index `{mgrid[0].id}`; dynamic accesses need "
+                    f"nl.arange indices (err_indirect_indices_free_dim)",
+                    hint="build the indices with nl.arange(n)[:, None] / nl.arange(m)[None, :]",
+                    kernel=kernel.name,
+                )
+            elif rank is not None and rank >= 2 and len(elements) == rank and (rank - 1) in indirect:
+                reporter.at(
+                    sub,
+                    f"indirect nl.{api} `{f.span_text(sub)}` indexes the last (free) dimension of "
+                    f"`{q.tensor_name(base)}` with a tile of indices; indirect indexing is only supported on the "
+                    f"partition or block dimension (err_indirect_indices_free_dim)",
+                    hint="move the indirect index to the first dimension (transpose the data layout in HBM)",
+                    kernel=kernel.name,
+                )
+
+
+class IndirectIndexUnsupported(Rule):
+    id = "NKI716"
+    name = "indirect-index-unsupported"
+    family = "semantics"
+    level = Level.ERROR
+    summary = "Legacy: an API or a tile copy that does not accept indirect (run-time) indices gets one"
+    explanation = f"""
+Only some legacy APIs take tensors indexed by another tensor (indirect
+indexing): `nl.load`, `nl.store` and `nisa.dma_copy` do;
+`nl.load_transpose2d` raises
+`err_indirect_indices_are_not_supported_with_nki_api`, and a tile copy
+written as an assignment (`out_sbuf[iy, iz] = data_sbuf[0, idx_tile, iz]`)
+raises `err_copy_dynamic_indirect_indices_not_natively_supported`
+({ERRORS_DOC}).
+
+The error catalogue names `nisa.dma_transpose` as well, but the SDK's own
+tests gather through it (`nki/test/test_nki_isa_dma_transpose.py`,
+"3D transpose w/Indirect Mem Access"), so it is not reported.
+
+**Fix:** load with `nl.load` / `nisa.dma_copy` and transpose on chip; for
+an on-chip gather use `nisa.tensor_copy_dynamic_src` (legacy) or
+`nisa.local_gather` / `.ap(vector_offset=...)` (NKI 0.2+).
+"""
+    references = (
+        f"{ERRORS_DOC} (err_indirect_indices_are_not_supported_with_nki_api)",
+        f"{ERRORS_DOC} (err_copy_dynamic_indirect_indices_not_natively_supported)",
+    )
+    examples = (
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def gather_t(data, idx):
+                out = nl.ndarray((512, 64), dtype=data.dtype, buffer=nl.shared_hbm)
+                i_p = nl.arange(64)[:, None]
+                idx_tile = nl.load(idx[i_p, 0])
+                result = nl.load_transpose2d(data[idx_tile])
+                nl.store(out, value=result)
+                return out
+            """,
+            lines=[9],
+        ),
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def gather_sbuf(data, idx):
+                out = nl.ndarray((8, 4), dtype=data.dtype, buffer=nl.shared_hbm)
+                data_sb = nl.load(data)
+                idx_tile = nl.load(idx)
+                out_sbuf = nl.ndarray((8, 4), dtype=data.dtype, buffer=nl.sbuf)
+                iy, iz = nl.mgrid[0:8, 0:4]
+                out_sbuf[iy, iz] = data_sb[0, idx_tile, iz]
+                nl.store(out, value=out_sbuf)
+                return out
+            """,
+            lines=[11],
+        ),
+        valid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+            import neuronxcc.nki.isa as nisa
+
+            @nki.jit
+            def gather_t(data, idx):
+                out = nl.ndarray((512, 64), dtype=data.dtype, buffer=nl.shared_hbm)
+                i_p = nl.arange(64)[:, None]
+                i_f = nl.arange(512)[None, :]
+                idx_tile = nl.load(idx[i_p, 0])
+                rows = nl.load(data[idx_tile[i_p, 0], i_f])
+                nl.store(out, value=nisa.nc_transpose(rows))
+                return out
+            """,
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        from nkilint.model.values import TensorV
+
+        f = facts(ctx)
+        if not f.model.legacy:
+            return
+        reporter = Reporter(ctx)
+        for kernel, graph, view_id, data, sub in _views(f):
+            items = data.get("index_v") or []
+            if not any(isinstance(x, TensorV) for x in items):
+                continue
+            for op_id, op, how in _ops_on_view(graph, view_id):
+                api = op.get("api", "")
+                # nisa.dma_transpose is listed by the error catalogue too, but the SDK's own tests
+                # (nki/test/test_nki_isa_dma_transpose.py, examples 5 and 6) gather through it.
+                if api == "nki.language.load_transpose2d":
+                    short = ("nl." if api.startswith("nki.language") else "nisa.") + api.rpartition(".")[2]
+                    reporter.at(
+                        sub,
+                        f"{short} does not accept indirect indices: `{f.span_text(sub)}` is indexed by a tile "
+                        f"(err_indirect_indices_are_not_supported_with_nki_api)",
+                        hint="gather with nl.load / nisa.dma_copy, then transpose on chip",
+                        kernel=kernel.name,
+                    )
+                elif op.get("assignment") and how == "reads" and data.get("buffer") in q.ON_CHIP:
+                    reporter.at(
+                        sub,
+                        f"tile copy `{f.span_text(sub)}` with a run-time index tile is not supported as an assignment "
+                        f"(err_copy_dynamic_indirect_indices_not_natively_supported)",
+                        hint="use nisa.tensor_copy_dynamic_src(...) for an on-chip gather",
+                        kernel=kernel.name,
+                    )
+
+
+class AssignToIndexTensor(Rule):
+    id = "NKI717"
+    name = "assign-to-index-tensor"
+    family = "semantics"
+    level = Level.ERROR
+    summary = "Legacy: item assignment into an nl.arange / nl.mgrid index (or mask) expression"
+    explanation = f"""
+`nl.arange` / `nl.mgrid` values are index (or mask) expressions, not
+tiles: they have no storage, and `x[0, 5] = 1024` on one is rejected with
+`err_cannot_assign_to_index` ("'index' tensor does not support item
+assignment", {ERRORS_DOC}).
+
+**Fix:** materialize the index as a tile first with
+`nisa.iota(x, dtype=nl.uint32)`, then assign into the tile.
+"""
+    references = (f"{ERRORS_DOC} (err_cannot_assign_to_index)",)
+    examples = (
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def patched_iota():
+                out = nl.ndarray((1, 8), dtype=nl.uint32, buffer=nl.shared_hbm)
+                _, x = nl.mgrid[0:1, 0:8]
+                x[0, 5] = 1024
+                nl.store(out, value=x)
+                return out
+            """,
+            lines=[8],
+        ),
+        valid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+            import neuronxcc.nki.isa as nisa
+
+            @nki.jit
+            def patched_iota():
+                out = nl.ndarray((1, 8), dtype=nl.uint32, buffer=nl.shared_hbm)
+                _, x = nl.mgrid[0:1, 0:8]
+                y = nisa.iota(x, dtype=nl.uint32)
+                y[0, 5] = 1024
+                nl.store(out, value=y)
+                return out
+            """,
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        f = facts(ctx)
+        if not f.model.legacy:
+            return
+        reporter = Reporter(ctx)
+        for fn in f.device_functions():
+            for node in f.own_nodes(fn):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+                    node, (ast.AugAssign, ast.AnnAssign)) else []
+                for t in targets:
+                    if not isinstance(t, ast.Subscript):
+                        continue
+                    base = t.value
+                    while isinstance(base, ast.Subscript):
+                        base = base.value
+                    if isinstance(base, ast.Name) and f.is_index_name(fn, base.id):
+                        origin = f.index_origin(fn, base.id) or "index"
+                        reporter.at(
+                            t,
+                            f"`{base.id}` is an nl.{origin} index expression, which has no storage: item assignment "
+                            f"`{f.span_text(t)} = ...` is not supported (err_cannot_assign_to_index)",
+                            hint=f"materialize it first: `t = nisa.iota({base.id}, dtype=nl.uint32)`, then assign to t",
+                        )

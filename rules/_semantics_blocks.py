@@ -1,0 +1,212 @@
+"""Block scoping of legacy NKI tensors (for NKI709 / NKI710).
+
+The legacy frontend gives every ``if`` / ``else`` / ``for`` / ``while``
+block its own scope for tensors (aws-neuron-sdk nki/api/nki.errors.rst
+@1db4d74e, err_local_variable_used_out_of_scope): a tensor bound inside a
+block may not be read after it, and rebinding an outer tensor inside a
+block creates a new, block-local object (the frontend warns "shadowing
+local tensor ... use 'x[...] =' if you want to update the existing
+object").
+
+This module runs a forward reaching-definitions pass over one function:
+each binding remembers the block it was made in, and a read is out of
+scope when a tensor binding that reaches it was made in a block that does
+not enclose the read.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ._semantics_facts import COMPREHENSIONS, SCOPE_NODES
+
+
+@dataclass(frozen=True)
+class Def:
+    block: int  # id of the block the binding was made in
+    node: ast.AST  # the binding target (ast.Name)
+    tensor: bool
+    block_kind: str  # if / else / for / while / function
+    block_line: int
+
+
+@dataclass
+class OutOfScope:
+    load: ast.Name
+    binding: Def
+
+
+@dataclass
+class Shadow:
+    target: ast.Name
+    outer: Def
+
+
+@dataclass
+class ScopeReport:
+    out_of_scope: list[OutOfScope] = field(default_factory=list)
+    shadows: list[Shadow] = field(default_factory=list)
+
+
+State = dict[str, frozenset[Def]]
+
+
+class BlockScopes:
+    """Runs the pass over a function. ``is_tensor(value)`` decides whether a
+    bound expression is a tensor."""
+
+    def __init__(self, fn: ast.AST, is_tensor: Callable[[ast.AST], bool]) -> None:
+        self.fn = fn
+        self.is_tensor = is_tensor
+        self.report = ScopeReport()
+        self._seen_loads: set[int] = set()
+        self._seen_shadows: set[int] = set()
+
+    def run(self) -> ScopeReport:
+        root = (id(self.fn), "function", self.fn.lineno)
+        self._block(self.fn.body, [root], {})
+        return self.report
+
+    # -- blocks -----------------------------------------------------------------
+    def _block(self, body: list[ast.stmt], stack: list[tuple], state: State) -> State:
+        for stmt in body:
+            state = self._stmt(stmt, stack, state)
+        return state
+
+    def _nested(self, body: list[ast.stmt], stack: list[tuple], state: State, kind: str, line: int, key: object) -> State:
+        block = (id(key), kind, line)
+        return self._block(body, stack + [block], dict(state))
+
+    def _stmt(self, stmt: ast.stmt, stack: list[tuple], state: State) -> State:
+        if isinstance(stmt, ast.If):
+            self._loads(stmt.test, stack, state)
+            after_body = self._nested(stmt.body, stack, state, "if", stmt.lineno, stmt.body)
+            if stmt.orelse:
+                line = stmt.orelse[0].lineno
+                after_else = self._nested(stmt.orelse, stack, state, "else", line, stmt.orelse)
+            else:
+                after_else = state
+            return _merge(after_body, after_else)
+        if isinstance(stmt, (ast.For, ast.AsyncFor)):
+            self._loads(stmt.iter, stack, state)
+            block = (id(stmt.body), "for", stmt.lineno)
+            inner = dict(state)
+            inner = self._bind_target(stmt.target, None, block, inner, stack + [block])
+            after = self._block(stmt.body, stack + [block], inner)
+            out = _merge(state, after)
+            if stmt.orelse:
+                out = _merge(out, self._nested(stmt.orelse, stack, out, "else", stmt.orelse[0].lineno, stmt.orelse))
+            return out
+        if isinstance(stmt, ast.While):
+            self._loads(stmt.test, stack, state)
+            after = self._nested(stmt.body, stack, state, "while", stmt.lineno, stmt.body)
+            out = _merge(state, after)
+            if stmt.orelse:
+                out = _merge(out, self._nested(stmt.orelse, stack, out, "else", stmt.orelse[0].lineno, stmt.orelse))
+            return out
+        if isinstance(stmt, (ast.With, ast.AsyncWith)):
+            for item in stmt.items:
+                self._loads(item.context_expr, stack, state)
+                if item.optional_vars is not None:
+                    state = self._bind_target(item.optional_vars, None, stack[-1], state, stack)
+            return self._block(stmt.body, stack, state)
+        if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+            out = self._block(stmt.body, stack, state)
+            merged = out
+            for handler in stmt.handlers:
+                merged = _merge(merged, self._block(handler.body, stack, dict(state)))
+            merged = self._block(stmt.orelse, stack, merged)
+            return self._block(stmt.finalbody, stack, merged)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for d in stmt.decorator_list:
+                self._loads(d, stack, state)
+            state = dict(state)
+            state[stmt.name] = frozenset({Def(stack[-1][0], stmt, False, stack[-1][1], stack[-1][2])})
+            return state
+        if isinstance(stmt, ast.Assign):
+            self._loads(stmt.value, stack, state)
+            for t in stmt.targets:
+                self._target_loads(t, stack, state)
+            for t in stmt.targets:
+                state = self._bind_target(t, stmt.value, stack[-1], state, stack)
+            return state
+        if isinstance(stmt, ast.AnnAssign):
+            if stmt.value is not None:
+                self._loads(stmt.value, stack, state)
+                self._target_loads(stmt.target, stack, state)
+                state = self._bind_target(stmt.target, stmt.value, stack[-1], state, stack)
+            return state
+        if isinstance(stmt, ast.AugAssign):
+            # `t += x` reads t and updates it in place: not a new binding.
+            self._loads(stmt.value, stack, state)
+            if isinstance(stmt.target, ast.Name):
+                self._check_load(stmt.target, stack, state)
+            else:
+                self._target_loads(stmt.target, stack, state)
+            return state
+        self._loads(stmt, stack, state)
+        return state
+
+    # -- reads and bindings --------------------------------------------------------
+    def _loads(self, node: ast.AST, stack: list[tuple], state: State) -> None:
+        local: set[str] = set()
+        todo = [node]
+        while todo:
+            cur = todo.pop()
+            if isinstance(cur, SCOPE_NODES) and cur is not node:
+                continue
+            if isinstance(cur, COMPREHENSIONS):
+                for gen in cur.generators:
+                    local.update(n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name))
+            if isinstance(cur, ast.Name) and isinstance(cur.ctx, ast.Load) and cur.id not in local:
+                self._check_load(cur, stack, state)
+            todo.extend(ast.iter_child_nodes(cur))
+
+    def _target_loads(self, target: ast.AST, stack: list[tuple], state: State) -> None:
+        """Reads inside an assignment target (t in `t[i] = ...`, i too)."""
+        if isinstance(target, (ast.Subscript, ast.Attribute)):
+            self._loads(target, stack, state)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for elt in target.elts:
+                self._target_loads(elt, stack, state)
+        elif isinstance(target, ast.Starred):
+            self._target_loads(target.value, stack, state)
+
+    def _check_load(self, load: ast.Name, stack: list[tuple], state: State) -> None:
+        if id(load) in self._seen_loads:
+            return
+        open_blocks = {b[0] for b in stack}
+        for d in sorted(state.get(load.id, ()), key=lambda d: getattr(d.node, "lineno", 0)):
+            if d.tensor and d.block not in open_blocks:
+                self._seen_loads.add(id(load))
+                self.report.out_of_scope.append(OutOfScope(load, d))
+                return
+
+    def _bind_target(self, target: ast.AST, value: ast.AST | None, block: tuple, state: State, stack: list[tuple]) -> State:
+        state = dict(state)
+        if isinstance(target, ast.Name):
+            tensor = value is not None and self.is_tensor(value)
+            if tensor and len(stack) > 1 and id(target) not in self._seen_shadows:
+                outer = [d for d in state.get(target.id, ()) if d.tensor and d.block != block[0]
+                         and d.block in {b[0] for b in stack}]
+                if outer:
+                    self._seen_shadows.add(id(target))
+                    self.report.shadows.append(Shadow(target, outer[0]))
+            state[target.id] = frozenset({Def(block[0], target, tensor, block[1], block[2])})
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            values = value.elts if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) else None
+            for i, elt in enumerate(target.elts):
+                sub = values[i] if values is not None else None
+                state = self._bind_target(elt.value if isinstance(elt, ast.Starred) else elt, sub, block, state, stack)
+        elif isinstance(target, ast.Starred):
+            state = self._bind_target(target.value, None, block, state, stack)
+        return state
+
+
+def _merge(a: State, b: State) -> State:
+    out = dict(a)
+    for name, defs in b.items():
+        out[name] = out.get(name, frozenset()) | defs
+    return out
