@@ -334,7 +334,7 @@ def test_rules_json(cli):
     assert by_id["NKI601"]["name"] == "legacy-namespace"
     assert by_id["NKI601"]["family"] == "migration"
     assert by_id["NKI601"]["level"] == "error"
-    assert by_id["NKI601"]["fixable"] is False
+    assert by_id["NKI601"]["fixable"] is True  # unsafe import rewrite (issue 8)
     assert {"NKI001", "NKI002", "NKI003", "NKI004"} <= set(by_id)
 
 
@@ -355,7 +355,7 @@ def test_rule_by_id_and_name_agree(cli):
     assert cli("rule", "NKI601").stdout == cli("rule", "legacy-namespace").stdout
 
 
-@pytest.mark.parametrize("key,suggestion", [("NOPE", "nkilint rules"), ("legacy-namespac", "legacy-namespace"), ("NKI60", "NKI601")])
+@pytest.mark.parametrize("key,suggestion", [("NOPE", "nkilint rules"), ("legacy-namespac", "legacy-namespace"), ("NKI6011", "NKI601")])
 def test_unknown_rule_exits_2_with_suggestion(cli, key, suggestion):
     result = cli("rule", key)
     assert result.exit_code == 2
