@@ -229,17 +229,53 @@ class KernelMemory:
         totals: dict[str, int] = {}
         for t in order:
             active = [u for u in active if u.end >= t.start]
-            before = sum(u.footprint(bank) for u in active if self.exists_at(u, t))
+            live = [u for u in active if self.exists_at(u, t)]
+            before = self.total(buffer, live)
             active.append(t)
-            total = before + t.footprint(bank)
+            live.append(t)
+            total = self.total(buffer, live)
             totals[t.node_id] = total
             if total > peak:
-                peak, peak_set = total, [u for u in active if self.exists_at(u, t)]
+                peak, peak_set = total, live
             if total > cap and before <= cap:
-                overflows.append(Overflow(buffer, t, [u for u in active if self.exists_at(u, t)], total, cap))
+                overflows.append(Overflow(buffer, t, live, total, cap))
         result = (overflows, peak, peak_set, totals)
         self._sweeps[buffer] = result
         return result
+
+    def total(self, buffer: str, live: list[TensorMem]) -> int:
+        """Lower bound of what a set of live tensors occupies (banks or bytes).
+
+        Compiler-allocated tensors add up. Explicitly placed tensors occupy
+        what their addresses say, and authors alias them on purpose (the
+        same bank for tensors whose lifetimes they know to be disjoint,
+        ``(i % 2) * BANK`` rotations): they count as the union of their exact
+        placements, or, when no placement is exact, as the largest of them."""
+        bank = self.bank_bytes
+        auto = sum(u.footprint(bank) for u in live if not u.explicit)
+        placed = [u for u in live if u.explicit and u.counted]
+        if not placed:
+            return auto
+        exact: list[tuple[int, int]] = []
+        largest = 0
+        for u in placed:
+            p = placement(u, self.target)
+            if p is None:
+                largest = max(largest, u.banks(bank) if buffer == "psum" else u.tile_lo)
+                continue
+            if buffer == "psum":
+                exact.append((p.b0 // bank, -(-p.b1 // bank)))
+            else:
+                exact.append((p.b0, p.b1))
+        covered, last = 0, None
+        for lo, hi in sorted(exact):
+            if last is None or lo >= last:
+                covered += hi - lo
+                last = hi
+            elif hi > last:
+                covered += hi - last
+                last = hi
+        return auto + max(covered, largest)
 
     def overflows(self, buffer: str) -> list[Overflow]:
         return self._sweep(buffer)[0]
@@ -298,6 +334,10 @@ def _tensor_mem(graph: KernelGraph, mem: KernelMemory, node_id: str, data: dict,
     bytes_v = data.get("bytes_v")
     if bytes_v is None:
         bytes_v = Unknown("bytes per partition")
+    if data.get("origin") == "result" and _unknown_dtype_argument(graph, node_id):
+        # The model falls back to the input's dtype when ``dtype=`` is not
+        # known statically; the real tile may be narrower.
+        dtype, bytes_v = None, Unknown("dtype argument not known statically")
     blocks_v: Value | None = None
     tile_bytes_v: Value = bytes_v
     if shape is not None and axis > 0 and axis < len(shape):
@@ -342,6 +382,16 @@ def _tensor_mem(graph: KernelGraph, mem: KernelMemory, node_id: str, data: dict,
         copies, loop_id = _container_copies(graph, t, escaped, site, assignment_stmts)
         t.copies, t.copies_loop = copies, loop_id
     return t
+
+
+def _unknown_dtype_argument(graph: KernelGraph, node_id: str) -> bool:
+    for op_id in graph.ops_writing(node_id):
+        params = graph.attrs(op_id).get("params_v") or {}
+        if "dtype" in params and not isinstance(params["dtype"], DType):
+            v = params["dtype"]
+            if not (isinstance(v, Const) and v.value is None):
+                return True
+    return False
 
 
 def _min_elements(shape: tuple[Value, ...] | None, axis: int) -> int:
