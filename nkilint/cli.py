@@ -208,15 +208,33 @@ def check(
         run.files.append(_check_stdin(checker, stdin_filename))
     run.files.extend(check_files(files, checker, jobs))
 
+    # --fix / --diff: stdout carries the diff (--diff) or, for stdin, the
+    # fixed source (--fix); the report then goes to stderr (or -o).
+    fixed_stdin = fix and "-" in paths
     if fix or diff:
         from .fixes import apply_fixes_to_run
 
+        known = len(run.notifications)
         try:
-            diff_text = apply_fixes_to_run(run, checker, write=fix, unsafe=unsafe_fixes, stdin=("-" in paths))
+            fix_report = apply_fixes_to_run(run, checker, write=fix, unsafe=unsafe_fixes, stdin=("-" in paths))
         except PluginError as exc:  # pragma: no cover - defensive
             raise UsageFailure(str(exc)) from None
-        if diff and diff_text:
-            click.echo(diff_text, nl=False)
+        for note in run.notifications[known:]:
+            click.echo(f"nkilint: error: {note.message}", err=True)
+        if diff or (fixed_stdin and fix_report.diff):
+            click.echo(fix_report.diff, nl=False)
+        if diff:
+            click.echo(
+                f"Would fix {fix_report.fixed} finding{'s' if fix_report.fixed != 1 else ''} in {fix_report.files} "
+                f"file{'s' if fix_report.files != 1 else ''}" if fix_report.files else "No fixes to apply",
+                err=True,
+            )
+        if fix_report.unsafe_available:
+            click.echo(
+                f"{fix_report.unsafe_available} more fix{'es' if fix_report.unsafe_available != 1 else ''} "
+                "available with --unsafe-fixes (they may change behaviour; review them with --diff)",
+                err=True,
+            )
 
     for note in run.all_notifications:
         if note.rule_id is not None and note.detail:
@@ -230,7 +248,9 @@ def check(
             Path(output).write_text(report, encoding="utf-8")
         except OSError as exc:
             raise UsageFailure(f"cannot write {output}: {exc.strerror or exc}") from None
-    elif not (diff and output_format == "text" and not run.active):
+    elif fixed_stdin:
+        click.echo(report, nl=False, err=True)
+    elif not diff:
         click.echo(report, nl=False)
     code = run.exit_code(exit_zero)
     if errors:

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import ast
 import difflib
+import io
 import os
 import tempfile
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -24,7 +26,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .findings import Edit, Finding, Fix, Span
-from .source import split_lines
+from .source import decode_source, split_lines
 
 MAX_ROUNDS = 8
 
@@ -82,6 +84,7 @@ class _SpanReplacer(cst.CSTTransformer):
         super().__init__()
         self.edits = edits
         self.applied: set[tuple[int, int, int, int]] = set()
+        self.emptied: set[int] = set()  # calls whose every argument was deleted
 
     def _key(self, node: cst.CSTNode) -> tuple[int, int, int, int] | None:
         try:
@@ -93,6 +96,13 @@ class _SpanReplacer(cst.CSTTransformer):
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # type: ignore[override]
         if isinstance(original_node, cst.Call) and isinstance(updated_node, cst.Call):
             updated_node = self._delete_args(original_node, updated_node)
+        elif isinstance(original_node, cst.Parameters) and isinstance(updated_node, cst.Parameters):
+            updated_node = self._delete_bare_star(original_node, updated_node)
+        elif isinstance(updated_node, cst.Decorator) and id(updated_node.decorator) in self.emptied:
+            # `@nki.jit(mode="x")` with its only argument deleted reads `@nki.jit`.
+            call = updated_node.decorator
+            assert isinstance(call, cst.Call)
+            updated_node = updated_node.with_changes(decorator=call.func)
         key = self._key(original_node)
         if key is None or key not in self.edits or key in self.applied:
             return updated_node
@@ -104,6 +114,22 @@ class _SpanReplacer(cst.CSTTransformer):
             return updated_node
         self.applied.add(key)
         return new
+
+    def _delete_bare_star(self, original: cst.Parameters, updated: cst.Parameters) -> cst.Parameters:
+        """Deleting the bare ``*`` of a signature makes its keyword-only
+        parameters ordinary ones (the caller checked the result is valid)."""
+        star = original.star_arg
+        if not isinstance(star, cst.ParamStar):
+            return updated
+        key = self._key(star)
+        if key is None or self.edits.get(key) != "" or key in self.applied:
+            return updated
+        self.applied.add(key)
+        return updated.with_changes(
+            params=tuple(updated.params) + tuple(updated.kwonly_params),
+            star_arg=cst.MaybeSentinel.DEFAULT,
+            kwonly_params=(),
+        )
 
     def _delete_args(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         doomed = []
@@ -120,7 +146,10 @@ class _SpanReplacer(cst.CSTTransformer):
             kept[-1] = kept[-1].with_changes(comma=updated.args[-1].comma)
         for _, key in doomed:
             self.applied.add(key)
-        return updated.with_changes(args=kept)
+        new = updated.with_changes(args=kept)
+        if not kept:
+            self.emptied.add(id(new))
+        return new
 
 
 def _parse_like(node: cst.CSTNode, text: str) -> cst.CSTNode | None:
@@ -163,12 +192,11 @@ def apply_edits(text: str, edits: list[Edit]) -> str:
     except (cst.ParserSyntaxError, RecursionError):
         result, remaining = text, list(edits)
     if remaining:
-        # Splice what no node matched. Spans refer to the original text, and
-        # node replacements may have shifted it, so splice the original and
-        # re-apply node edits only when both kinds coexist (rare).
+        # Splice what no node matched. Spans refer to the original text: when
+        # node replacements were applied too, the spliced edits wait for the
+        # next round (fix_source re-checks the new text and finds them again).
         if len(remaining) != len(edits):
-            result = text
-            remaining = list(edits)
+            return result
         starts = _offsets(result)
         for e in sorted(remaining, key=lambda e: (e.span.start_line, e.span.start_col), reverse=True):
             a = _to_offset(starts, e.span.start_line, e.span.start_col)
@@ -206,30 +234,60 @@ def _must_parse(text: str) -> None:
 
 
 @dataclass
-class FileFix:
-    path: str
-    before: str
-    after: str
-    count: int
+class FixReport:
+    """What ``apply_fixes_to_run`` did (or, with --diff, would do)."""
+
+    diff: str = ""  # unified diffs (or, for stdin with --fix, the fixed source)
+    fixed: int = 0  # findings that the fixes removed
+    files: int = 0  # files changed
+    unsafe_available: int = 0  # findings whose fix needs --unsafe-fixes
+    failed: int = 0  # files not written (changed on disk, invalid result, I/O error)
 
 
-def write_atomically(path: Path, original: str, new_text: str, encoding: str = "utf-8", bom: bool = False) -> None:
-    """Replace ``path`` by ``new_text`` if it still holds ``original``."""
-    data = path.read_bytes()
-    expected = (b"\xef\xbb\xbf" if bom else b"") + original.encode(encoding)
-    if data != expected:
+def _encoding_of(raw: bytes) -> str:
+    """The codec Python reads ``raw`` with (PEP 263; 'utf-8-sig' keeps a BOM)."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+    except SyntaxError:
+        encoding = "utf-8"
+    return encoding
+
+
+def write_atomically(path: Path, original: str, new_text: str) -> None:
+    """Replace ``path`` by ``new_text`` if it still holds ``original``.
+
+    The new text is written to a temporary file in the same directory (same
+    file system, so the final rename is atomic), encoded like the original
+    (coding cookie or BOM kept), re-read and re-parsed, given the original's
+    permissions, and renamed over the original only if the original's bytes
+    did not change meanwhile. On any failure the original is untouched.
+    """
+    raw = path.read_bytes()
+    try:
+        current = decode_source(raw)
+    except Exception:  # noqa: BLE001 - undecodable now: it changed
+        current = None
+    if current != original:
         raise FixError(f"{path} changed on disk since it was read; not overwritten")
-    directory = path.parent
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".nkilint-fix", dir=directory)
+    encoding = _encoding_of(raw)
+    try:
+        data = new_text.encode(encoding)
+    except UnicodeEncodeError as exc:
+        raise FixError(f"{path}: the fixed text cannot be encoded as {encoding} ({exc}); not overwritten") from None
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".nkilint-fix", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write((b"\xef\xbb\xbf" if bom else b"") + new_text.encode(encoding))
-        _must_parse(Path(tmp).read_bytes().decode(encoding).lstrip("\ufeff"))
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if decode_source(Path(tmp).read_bytes()) != new_text:
+            raise FixError(f"{path}: the temporary file does not read back as written; not overwritten")
+        _must_parse(new_text)
         try:
             os.chmod(tmp, path.stat().st_mode & 0o7777)
-        except OSError:  # pragma: no cover
+        except OSError:  # pragma: no cover - e.g. a file system without modes
             pass
-        if path.read_bytes() != expected:
+        if path.read_bytes() != raw:
             raise FixError(f"{path} changed on disk while fixing; not overwritten")
         os.replace(tmp, path)
     except BaseException:
@@ -239,59 +297,88 @@ def write_atomically(path: Path, original: str, new_text: str, encoding: str = "
 
 
 def unified_diff(path: str, before: str, after: str) -> str:
-    return "".join(
-        difflib.unified_diff(
-            before.splitlines(keepends=True), after.splitlines(keepends=True), fromfile=f"a/{path}", tofile=f"b/{path}"
-        )
-    )
+    out = []
+    for line in difflib.unified_diff(
+        before.splitlines(keepends=True), after.splitlines(keepends=True), fromfile=f"a/{path}", tofile=f"b/{path}"
+    ):
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
 
 
-def apply_fixes_to_run(run, checker, write: bool, unsafe: bool, stdin: bool = False) -> str:
-    """Fix every file of a finished run; return the unified diff.
+def _unsafe_only(findings: list[Finding], unsafe: bool) -> int:
+    if unsafe:
+        return 0
+    return sum(1 for f in findings if f.fix is not None and not f.fix.safe and not f.suppressed)
 
-    With ``write`` the files are rewritten (stdin input is printed instead).
-    The run's findings are replaced by those that remain after fixing.
+
+def _check_again(checker, text: str, display: str, disk: Path | None):
+    """Check new text for a file that was already checked.
+
+    The project caches each module it parsed by path, and registering a new
+    source for the path does not replace that cache (nkilint/model/
+    project.py), so the model would analyse the old tree; drop the cached
+    module first so that kernels, spans and fixes refer to the new text.
+    """
+    if disk is not None:
+        modules = getattr(checker.project, "_modules", None)
+        if isinstance(modules, dict):
+            try:
+                modules.pop(disk.resolve(), None)
+            except OSError:  # pragma: no cover
+                pass
+    return checker.check_text(text, display, str(disk) if disk else None)
+
+
+def apply_fixes_to_run(run, checker, write: bool, unsafe: bool, stdin: bool = False) -> FixReport:
+    """Fix every file of a finished run.
+
+    With ``write`` the files are rewritten atomically (stdin input: the fixed
+    source is returned instead) and the run's findings are replaced by those
+    that remain; without it (``--diff``) nothing is written and the findings
+    stay as they were. The report has the diff and the counts.
     """
     from .engine import Notification
     from .findings import Level
-    from .source import decode_source
 
+    report = FixReport()
     diffs: list[str] = []
     for index, result in enumerate(run.files):
-        if result.text is None or not any(f.fix for f in result.findings):
+        if result.text is None:
             continue
-        disk_path = None if (stdin and index == 0 and result.path == (result.path)) else None
+        if not any(f.fix for f in result.findings if not f.suppressed):
+            continue
+        from_stdin = stdin and index == 0
         candidate = Path(result.path)
-        if candidate.exists() and not (stdin and index == 0):
-            disk_path = candidate
+        disk_path = candidate if (not from_stdin and candidate.exists()) else None
 
         def recheck(text: str, _display=result.path, _disk=disk_path):
-            return checker.check_text(text, _display, str(_disk) if _disk else None).findings
+            return _check_again(checker, text, _display, _disk).findings
 
         try:
             after = fix_source(result.text, result.findings, unsafe=unsafe, recheck=recheck)
         except FixError as exc:
+            report.failed += 1
             run.notifications.append(Notification(Level.ERROR, f"{result.path}: {exc}", result.path))
             continue
         if after == result.text:
+            report.unsafe_available += _unsafe_only(result.findings, unsafe)
             continue
-        diffs.append(unified_diff(result.path, result.text, after))
+        new_result = _check_again(checker, after, result.path, disk_path)
         before_count = len([f for f in result.findings if not f.suppressed])
-        new_result = checker.check_text(after, result.path, str(disk_path) if disk_path else None)
         fixed_count = max(before_count - len([f for f in new_result.findings if not f.suppressed]), 0)
+        if write and disk_path is not None:
+            try:
+                write_atomically(disk_path, result.text, after)
+            except (FixError, OSError) as exc:
+                report.failed += 1
+                run.notifications.append(Notification(Level.ERROR, f"{result.path}: {exc}", result.path))
+                continue
+        diffs.append(after if (write and disk_path is None) else unified_diff(result.path, result.text, after))
+        report.fixed += fixed_count
+        report.files += 1
+        report.unsafe_available += _unsafe_only(new_result.findings, unsafe)
         if write:
-            if disk_path is None:
-                # stdin: print the fixed source instead of writing anything.
-                diffs[-1] = after
-            else:
-                try:
-                    raw = disk_path.read_bytes()
-                    bom = raw.startswith(b"\xef\xbb\xbf")
-                    decode_source(raw)  # same decoding as when checked
-                    write_atomically(disk_path, result.text, after, bom=bom)
-                except (FixError, OSError) as exc:
-                    run.notifications.append(Notification(Level.ERROR, f"{result.path}: {exc}", result.path))
-                    continue
             run.files[index] = new_result
             run.fixes_applied += fixed_count
-    return "".join(diffs)
+    report.diff = "".join(diffs)
+    return report

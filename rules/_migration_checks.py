@@ -59,8 +59,8 @@ def run(s: Scan) -> None:
 # -- shared helpers -----------------------------------------------------------
 def show(s: Scan, node: ast.AST, qual: Qual) -> str:
     text = s.text(node)
-    if qual.gen is Gen.LEGACY and qual.name.startswith("nki"):
-        return f"`{text}` (neuronxcc.{qual.name})" if text != "neuronxcc." + qual.name else f"`{text}`"
+    if qual.gen is Gen.LEGACY and qual.name.startswith("nki") and text not in (qual.name, "neuronxcc." + qual.name):
+        return f"`{text}` (neuronxcc.{qual.name})"
     return f"`{text}`"
 
 
@@ -164,7 +164,12 @@ def _imports(s: Scan) -> None:
             continue
         alias = next((a for a in rec.node.names if (a.asname or a.name) == rec.local), None)
         where = alias if alias is not None and hasattr(alias, "lineno") else rec.node
-        _classify(s, where, qual, at_import=True, display=f"`{rec.module}.{alias.name if alias else rec.local}`")
+        device = None
+        if s.is_legacy_port(qual.gen) and s.version >= V0_4:
+            device = any(isinstance(n, ast.Name) and n.id == rec.local and isinstance(n.ctx, ast.Load)
+                         and s.in_device(n) for n in s.nodes)
+        _classify(s, where, qual, at_import=True, display=f"`{rec.module}.{alias.name if alias else rec.local}`",
+                  device=device)
 
 
 # -- names ----------------------------------------------------------------------
@@ -194,7 +199,7 @@ def _name(s: Scan, node: ast.AST) -> None:
 
 
 def _classify(s: Scan, node: ast.AST, qual: Qual, at_import: bool = False, loops_only: bool = False,
-              display: str | None = None) -> None:
+              display: str | None = None, device: bool | None = None) -> None:
     name = api.normalize(qual.name)
     gen = qual.gen
     if gen is Gen.CURRENT and s.version < V0_2:
@@ -242,7 +247,7 @@ def _classify(s: Scan, node: ast.AST, qual: Qual, at_import: bool = False, loops
         return
     if st.state == "gone":
         gone = st.name
-        shown = text if gone == name else f"{text} (`{_short(gone)}`)"
+        shown = text if gone == name else f"{text}: `{_short(gone)}`"
         if st.earlier:
             since = _first_missing_version(st.earlier, v)
             back = f"; it is back in NKI {st.later[0]}" if st.later else ""
@@ -251,7 +256,7 @@ def _classify(s: Scan, node: ast.AST, qual: Qual, at_import: bool = False, loops
             else:
                 message = f"{shown} was removed in NKI {since}{back}; the target is NKI {v}"
             hint = _removed_hint(gone, v)
-            s.add("NKI603", node, s.level(gen, node), message + s.port_note(gen), hint=hint, gen=gen)
+            s.add("NKI603", node, s.level(gen, node, device=device), message + s.port_note(gen), hint=hint, gen=gen)
         else:
             level = E if gen is Gen.CURRENT else W
             s.add("NKI614", node, level,
@@ -416,6 +421,8 @@ def _call(s: Scan, call: ast.Call) -> None:
         return
     if cached_status(name, v).state != "found":
         return
+    if v == V0_2 and _doc_only_op(name, V0_2):
+        return  # the call itself is reported (NKI603): nothing is callable
     sig = api.signature(name, v)
     if not (name.startswith("nki.isa.") and _isa_convention(s, call, qual, name, sig)):
         _keywords(s, call, qual, name, sig, v)
@@ -473,6 +480,8 @@ def _removed_keyword(s: Scan, call: ast.Call, kw: ast.keyword, qual: Qual, name:
     gen = qual.gen
     short = _short(name)
     since = record.since_nki.rsplit(".0", 1)[0] if record.since_nki else "?"
+    if record.since_sdk:
+        since += f" (Neuron SDK {record.since_sdk.rsplit('.0', 1)[0]})"
     fix = None
     nisa = s.alias_of("nki.isa")
     repl = record.replacement
@@ -775,13 +784,13 @@ def _kernel_signature(s: Scan, fn: ast.FunctionDef, gen: Gen) -> None:
         all_kw_defaults = all(d is not None for d in args.kw_defaults)
         if star is not None and (not defaults_before or all_kw_defaults):
             fix = _fix("remove the * separator", [Edit(star, "")], True)
-        s.add("NKI611", star or fn, s.level(gen, fn, ),
+        s.add("NKI611", star or fn, s.level(gen, fn, device=True),
               f"kernel `{fn.name}` has a keyword-only `*` separator: the NKI 0.3 compiler rejects `*` in kernel "
               f"signatures{s.port_note(gen)}",
               hint="remove `*,` and keep the parameters with defaults at the end", fix=fix, gen=gen)
     for default in list(args.defaults) + [d for d in args.kw_defaults if d is not None]:
         if isinstance(default, ast.List):
-            s.add("NKI611", default, s.level(gen, fn),
+            s.add("NKI611", default, s.level(gen, fn, device=True),
                   f"kernel `{fn.name}` has a list default `{s.text(default)}`: the NKI 0.3 compiler rejects list kernel "
                   f"arguments{s.port_note(gen)}",
                   hint="use a tuple", fix=_tuple_fix(s, default), gen=gen)

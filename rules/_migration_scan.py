@@ -153,22 +153,36 @@ class Scan:
         return self.ctx.model
 
     def in_device(self, node: ast.AST) -> bool:
+        """Whether ``node`` is device code: inside the body of a kernel or of
+        a helper a kernel reaches, or in the decorators of a kernel."""
         fn = self.function_of(node)
         model = self.model
         while fn is not None:
             if isinstance(fn, FUNCS) and model.is_device_function(fn):
                 return True
             fn = self.function_of(fn)
+        cur: ast.AST | None = node
+        while cur is not None:
+            parent = self.parents.get(id(cur))
+            if isinstance(parent, FUNCS) and any(d is cur for d in parent.decorator_list):
+                return model.is_device_function(parent)
+            cur = parent
         return False
 
     def is_legacy_port(self, gen: Gen) -> bool:
         return gen is Gen.LEGACY and self.version >= V0_2
 
-    def level(self, gen: Gen, node: ast.AST, deprecated: bool = False) -> Level:
+    def level(self, gen: Gen, node: ast.AST, deprecated: bool = False, device: bool | None = None) -> Level:
+        """Deprecated: a warning. Rejected by the target: an error, except in
+        legacy code, where it is a warning until the target rejects legacy
+        code inside kernels (0.4), and in legacy host code. ``device``
+        overrides the device-code test (kernel signatures, imports used in
+        kernels)."""
         if deprecated:
             return Level.WARNING
         if self.is_legacy_port(gen):
-            return Level.ERROR if self.version >= V0_4 and self.in_device(node) else Level.WARNING
+            in_device = self.in_device(node) if device is None else device
+            return Level.ERROR if self.version >= V0_4 and in_device else Level.WARNING
         return Level.ERROR
 
     def port_note(self, gen: Gen) -> str:

@@ -603,7 +603,7 @@ code it is part of the port list.
 **Fix:** the message names the replacement. `nkilint check --fix` renames
 `is_moving_zero=`, deletes `psumAccumulateFlag=` (it had no effect),
 rewrites `use_gpsimd_dma=True/False` and deletes `nki.jit(mode=)` in `nki.*`
-code (ignored since 0.3). With `--unsafe-fixes` it also deletes
+code (ignored since 0.3; `@nki.jit(mode=...)` becomes `@nki.jit`). With `--unsafe-fixes` it also deletes
 `platform_target=` (select the target with `NEURON_PLATFORM_TARGET_OVERRIDE`
 instead), rewrites `imm=x` as `src=nisa.register_alloc(x)` (allocates a
 register) and deletes `mode=` in legacy code (where it still selects how
@@ -625,7 +625,7 @@ the kernel runs). `mask=` and `dtype=` need a person.
             import nki
             import nki.isa as nisa
 
-            @nki.jit()
+            @nki.jit
             def mm(ps, a, b):
                 nisa.nc_matmul(dst=ps, stationary=a, moving=b, is_moving_onezero=False)
             """,
