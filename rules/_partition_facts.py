@@ -330,12 +330,18 @@ def trusted_shape(graph: KernelGraph, node_id: str) -> bool:
     data = graph.attrs(node_id)
     if data.get("shape_v") is None:
         return False
+    return _trusted(graph, node_id, 0)
+
+
+def _trusted(graph: KernelGraph, node_id: str, depth: int) -> bool:
     cur = node_id
     for _ in range(64):
         d = graph.attrs(cur)
         if d.get("kind") != "view":
             break
         if str(d.get("index") or "").startswith(".") and not _literal_derived(d):
+            return False
+        if not _reliable_index(d.get("index_v")):
             return False
         nxt = [v for _, v, e in graph.g.out_edges(cur, data=True) if e.get("kind") == "view_of"]
         if not nxt:
@@ -346,7 +352,28 @@ def trusted_shape(graph: KernelGraph, node_id: str) -> bool:
         short = str(base.get("api") or "").rsplit(".", 1)[-1]
         if short in _UNTRUSTED_RESULTS:
             return False
+        if depth < 8:
+            # A result is sized from its inputs (nl.load from the HBM view's shape).
+            for op_id, _, e in graph.g.in_edges(cur, data=True):
+                if e.get("kind") != "writes":
+                    continue
+                for src, _ in graph.reads(op_id):
+                    if graph.attrs(src).get("shape_v") is not None and not _trusted(graph, src, depth + 1):
+                        return False
     return True
+
+
+def _reliable_index(items) -> bool:
+    """Legacy index tiles the model shapes correctly: every nl.arange/mgrid
+    index carries a full-rank axis shape of one common rank. The model keeps
+    ``nl.arange(n)[:, None, None]`` 1-D and a sum of two index tiles shaped
+    like its left operand."""
+    if not items:
+        return True
+    ranks = {len(x.axis_shape) for x in items if isinstance(x, IndexV)}
+    if not ranks:
+        return True
+    return len(ranks) == 1 and min(ranks) >= 2 and min(ranks) == sum(isinstance(x, IndexV) for x in items)
 
 
 def _literal_derived(view: dict) -> bool:

@@ -217,9 +217,12 @@ the extra rows into a free dimension (a `(256, F)` tile becomes
                 if data.get("buffer") not in q.ON_CHIP:
                     continue
                 items = data.get("index_v") or ()
-                if not items or not isinstance(items[0], IndexV):
+                first = items[0] if items else None
+                # Only a partition index the model shapes reliably: arange(n)[:, None] or mgrid
+                # (it keeps arange(n)[:, None, None] 1-D and combined index expressions partial).
+                if not isinstance(first, IndexV) or len(first.axis_shape) < 2 or const_int(first.axis_shape[0]) == 1:
                     continue
-                size = pf.partition_dim(data)
+                size = first.extent
                 base = graph.attrs(graph.base_tensor(view_id))
                 if pf.over_always(pf.partition_dim(base), limit) or pf.over_maybe(pf.partition_dim(base), limit):
                     continue  # the tensor itself is reported
@@ -459,7 +462,9 @@ partition size as the first dimension.
         reporter = Reporter(ctx)
         model = ctx.model
         current_calls = []
-        for node in ast.walk(ctx.tree):
+        # Cheap pre-filter: most files never mention par_dim.
+        nodes = ast.walk(ctx.tree) if ctx.source is not None and "par_dim" in ctx.source.text else ()
+        for node in nodes:
             if isinstance(node, ast.Call):
                 qual = model.bindings.resolve(node.func)
                 if qual is not None and qual.name == "nki.language.par_dim" and qual.gen is Gen.CURRENT:
