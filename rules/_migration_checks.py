@@ -385,6 +385,8 @@ def _static_trip(s: Scan, call: ast.Call) -> bool | None:
     parent = s.parents.get(id(call))
     if not isinstance(parent, ast.For) or parent.iter is not call:
         return False
+    if _register_bound(s, call):
+        return None
     try:
         model = s.model
     except Exception:  # pragma: no cover - the model never blocks a fix decision
@@ -399,6 +401,34 @@ def _static_trip(s: Scan, call: ast.Call) -> bool | None:
             if not isinstance(data.get("trip_v"), (Const, Int)):
                 return None
     return True if seen else False
+
+
+def _register_bound(s: Scan, call: ast.Call) -> bool:
+    """Whether a loop bound may be a runtime register (a dynamic loop): it
+    names a variable assigned from an nki.isa register call or a parameter
+    annotated VirtualRegister, or calls an NKI API itself. The model gives
+    such bounds an unbounded integer, like any shape-derived bound, so the
+    syntax decides."""
+    fn = s.function_of(call)
+    registers: set[str] = set()
+    if isinstance(fn, FUNCS):
+        for arg in fn.args.args + fn.args.kwonlyargs:
+            if arg.annotation is not None and "VirtualRegister" in ast.unparse(arg.annotation):
+                registers.add(arg.arg)
+        for sub in ast.walk(fn):
+            if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call):
+                qual = s.bindings.resolve(sub.value.func)
+                if qual is not None and qual.name.startswith("nki.isa.register"):
+                    registers |= {t.id for t in sub.targets if isinstance(t, ast.Name)}
+    for arg in call.args:
+        for sub in ast.walk(arg):
+            if isinstance(sub, ast.Name) and sub.id in registers:
+                return True
+            if isinstance(sub, ast.Call):
+                qual = s.bindings.resolve(sub.func)
+                if qual is not None and qual.is_nki:
+                    return True
+    return False
 
 
 # -- calls ---------------------------------------------------------------------
