@@ -266,21 +266,23 @@ per block; on trn3 keep matmul destinations within 4096 fp32 / 8192 bf16.
         if bytes_v is None:
             return False
         lo = f.lower(bytes_v)
-        name = dst.name
         shape = f"{f.fmt_count(elems)} x {dtype}"
-        via = f" written by {f.op_short(op_data)}" if op else ""
+        if dst.base.get("name"):
+            subject = f"PSUM tile {dst.name}" + (f" written by {f.op_short(op_data)}" if op else "")
+        else:
+            subject = f"the PSUM tile {f.op_short(op_data)} returns"
         hint = "tile the free dimension by 512 fp32 values (one PSUM bank) and write one slice per instruction"
         if lo is not None and lo > limit:
             return reporter.at_site(
                 op_data.get("site"),
-                f"PSUM tile {name}{via} is {int(lo)} B per partition ({shape}); {what}",
+                f"{subject} is {int(lo)} B per partition ({shape}); {what}",
                 level=Level.ERROR, hint=hint, kernel=kernel,
             )
         hi = f.attainable_bytes(g, dst.node_id)
         if hi is not None and hi > limit:
             return reporter.at_site(
                 op_data.get("site"),
-                f"PSUM tile {name}{via} may be up to {int(hi)} B per partition ({shape}); {what}"
+                f"{subject} may be up to {int(hi)} B per partition ({shape}); {what}"
                 f"{f.fit_condition(g, dst.node_id, limit)}",
                 level=Level.WARNING, hint=hint, kernel=kernel,
             )
@@ -807,9 +809,10 @@ store one block per loop iteration), or keep the data in a narrower dtype.
                             level=Level.WARNING, hint=hint, kernel=kernel.name,
                         )
                     else:
+                        limit = (f"an SBUF partition holds {raw} B on {name}" if assumed
+                                 else f"at most {usable} B per partition are usable on {name}")
                         reporter.at_site(
-                            t.data.get("site"),
-                            f"{what}; at most {usable} B per partition are usable on {name}",
+                            t.data.get("site"), f"{what}; {limit}",
                             level=Level.ERROR, hint=hint, kernel=kernel.name,
                         )
                     continue
@@ -1104,6 +1107,13 @@ it, or let the compiler allocate it (drop `address=`).
                                      kernel=kernel.name, hint="move it to a lower offset or shrink it")
 
 
+def _span_text(buffer: str, p: mm.Placement, bank: int) -> str:
+    if buffer == "psum" and p.b0 % bank == 0 and p.b1 % bank == 0:
+        first, last = p.b0 // bank, p.b1 // bank - 1
+        return f"bank {first}" if first == last else f"banks {first}-{last}"
+    return f"bytes {p.b0} to {p.b1}"
+
+
 class PlacementOverlap(Rule):
     id = "NKI207"
     name = "placement-overlap"
@@ -1196,6 +1206,7 @@ is written.
     def check(self, ctx: RuleContext) -> None:
         reporter = Reporter(ctx)
         target = ctx.target
+        bank = target.psum_bank_bytes
         for kernel in ctx.model.kernels:
             mem = mm.analyze(kernel, target)
             placed = []
@@ -1216,8 +1227,8 @@ is written.
                         continue
                     reporter.at_site(
                         t.data.get("site"),
-                        f"{t.buffer.upper()} tensor {t.name} (bytes {p.b0} to {p.b1}) overlaps {u.name} (bytes {pu.b0} "
-                        f"to {pu.b1}, line {u.line}) on partitions {max(p.p0, pu.p0)} to "
+                        f"{t.buffer.upper()} tensor {t.name} ({_span_text(t.buffer, p, bank)}) overlaps {u.name} "
+                        f"({_span_text(u.buffer, pu, bank)}, line {u.line}) on partitions {max(p.p0, pu.p0)} to "
                         f"{min(p.p0 + int(pc), pu.p0 + int(pcu)) - 1} while {u.name} is still live",
                         hint=f"place {t.name} at byte {pu.b1} or later, or end {u.name}'s last use first",
                         kernel=kernel.name,

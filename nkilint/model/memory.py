@@ -79,12 +79,10 @@ def _prod(values: Iterable[Value]) -> Value:
 
 
 def fmt_bytes(n: float | int) -> str:
-    """``2048 B``, ``16 KiB``, ``207.7 KiB``."""
+    """``2048 B`` below 1 KiB or when not a whole number of KiB, else ``16 KiB``."""
     n = int(n)
     if n >= 1024 and n % 1024 == 0:
         return f"{n // 1024} KiB"
-    if n >= 10 * 1024:
-        return f"{n / 1024:.1f} KiB"
     return f"{n} B"
 
 
@@ -416,8 +414,10 @@ def _name(data: dict) -> str:
     if isinstance(call, ast.Call):
         func = call.func
         short = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "call")
+        api = str(data.get("api") or "")
+        prefix = "nisa." if api.startswith("nki.isa.") else "nl." if api.startswith("nki.language.") else ""
         line = getattr(call, "lineno", None)
-        return f"the {short}(...) tile" + (f" of line {line}" if line else "")
+        return f"{prefix}{short}(...)" + (f" at line {line}" if line else "")
     return "tensor"
 
 
