@@ -1,0 +1,241 @@
+"""Data-flow questions over a kernel graph, for the cuda and numerics families.
+
+The kernel graph (docs/model.md) has tensor, view, op and loop nodes; an op
+reads tensors/views and writes tensors/views (a legacy call writes the tile
+it returns, ``param="result"``). These helpers answer: which ops produced a
+tensor (through any view of it), which ops consume it, what an op computes
+(exp, a max or sum reduction, a division), and a tensor's dtype.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+from nkilint.model.graph import KernelGraph
+from nkilint.model.values import ApiRef, Const, DType, TensorV, Value, const_int, int_bounds
+
+LOW_PRECISION = {
+    "bfloat16", "float16", "float8_e4m3", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fn_x4", "float8_e5m2_x4",
+    "float4_e2m1fn_x4",
+}
+INTEGER = {"int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"}
+FP8_MAX = {"float8_e4m3": 240.0, "float8_e4m3fn": 448.0, "float8_e5m2": 57344.0}
+FINITE_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38, **FP8_MAX}
+
+# Parameters through which an op names the ALU / activation function it applies.
+_FUNC_PARAMS = ("op", "op0", "op1", "reduce_op", "func", "fn")
+
+
+def short(api: str | None) -> str:
+    return (api or "").rsplit(".", 1)[-1]
+
+
+def base(graph: KernelGraph, node_id: str) -> str:
+    return graph.base_tensor(node_id)
+
+
+def dtype_of(graph: KernelGraph, node_id: str) -> str | None:
+    """The dtype name of a tensor or view (None when unknown)."""
+    data = graph.attrs(node_id)
+    d = data.get("dtype_v")
+    if isinstance(d, DType):
+        return d.name
+    if data.get("dtype"):
+        return str(data["dtype"])
+    b = base(graph, node_id)
+    if b != node_id:
+        return dtype_of(graph, b)
+    return None
+
+
+def reads(graph: KernelGraph, op: str) -> list[tuple[str, str]]:
+    """(param, tensor-or-view id) the op reads."""
+    return [(d.get("param") or "?", src) for src, d in graph.reads(op)]
+
+
+def writes(graph: KernelGraph, op: str) -> list[tuple[str, str]]:
+    return [(d.get("param") or "?", dst) for dst, d in graph.writes(op)]
+
+
+def writers(graph: KernelGraph, node_id: str) -> list[str]:
+    """Ops that write the tensor behind node_id, through any view of it."""
+    return graph.ops_writing(base(graph, node_id))
+
+
+def readers(graph: KernelGraph, node_id: str) -> list[str]:
+    return graph.ops_reading(base(graph, node_id))
+
+
+def op_order(op: str) -> int:
+    digits = "".join(ch for ch in op if ch.isdigit())
+    return int(digits) if digits else 0
+
+
+def func_params(data: dict) -> dict[str, str]:
+    """The NKI functions an op is parameterised with: {"op": "exp", ...}."""
+    out: dict[str, str] = {}
+    params = data.get("params_v") or {}
+    for key in _FUNC_PARAMS:
+        value = params.get(key)
+        if isinstance(value, ApiRef):
+            out[key] = short(value.qual.name)
+    return out
+
+
+def param(data: dict, name: str) -> Value | None:
+    return (data.get("params_v") or {}).get(name)
+
+
+def const_param(data: dict, name: str) -> object | None:
+    value = param(data, name)
+    if isinstance(value, Const):
+        return value.value
+    return None
+
+
+def is_exp(data: dict) -> bool:
+    s = short(data.get("api"))
+    if s in ("exp", "exponential"):
+        return True
+    if s in ("activation", "activation_reduce", "activate2"):
+        return func_params(data).get("op") == "exp"
+    return False
+
+
+_MAX_NAMES = {"max", "maximum", "max8", "reduce_max", "amax"}
+_SUM_NAMES = {"sum", "mean", "add", "reduce_sum"}
+_DIV_NAMES = {"divide", "reciprocal", "true_divide", "rsqrt", "floor_divide"}
+
+
+def is_max_reduction(data: dict) -> bool:
+    s = short(data.get("api"))
+    if s in _MAX_NAMES or s in ("softmax", "logsumexp"):
+        return True
+    funcs = func_params(data)
+    if s in ("tensor_reduce", "activation_reduce", "tensor_scalar_reduce", "tensor_tensor", "tensor_scalar",
+             "tensor_partition_reduce", "select_reduce", "scalar_tensor_tensor", "activation"):
+        return any(f in _MAX_NAMES for f in funcs.values())
+    return False
+
+
+def is_sum_reduction(data: dict) -> bool:
+    s = short(data.get("api"))
+    if s in ("sum", "mean", "var", "bn_stats", "bn_aggr", "tensor_partition_reduce"):
+        return True
+    funcs = func_params(data)
+    if s == "tensor_reduce":
+        return funcs.get("op") == "add"
+    if s in ("activation", "activation_reduce", "tensor_scalar_reduce", "exponential"):
+        return funcs.get("reduce_op") == "add" or param(data, "reduce_res") is not None
+    return False
+
+
+def is_division(data: dict) -> bool:
+    s = short(data.get("api"))
+    if s in _DIV_NAMES:
+        return True
+    funcs = func_params(data)
+    return any(f in ("divide", "reciprocal", "rsqrt") for f in funcs.values())
+
+
+def is_subtract(data: dict) -> bool:
+    s = short(data.get("api"))
+    if s in ("subtract", "negative"):
+        return True
+    return any(f == "subtract" for f in func_params(data).values())
+
+
+def producers(graph: KernelGraph, node_id: str, depth: int = 6) -> set[str]:
+    """Ops that (transitively, up to depth steps) produced the data of node_id."""
+    out: set[str] = set()
+    frontier = [node_id]
+    seen_tensors: set[str] = set()
+    for _ in range(depth):
+        nxt: list[str] = []
+        for nid in frontier:
+            b = base(graph, nid)
+            if b in seen_tensors:
+                continue
+            seen_tensors.add(b)
+            for op in writers(graph, b):
+                if op in out:
+                    continue
+                out.add(op)
+                nxt.extend(src for _, src in reads(graph, op))
+        frontier = nxt
+        if not frontier:
+            break
+    return out
+
+
+def consumers(graph: KernelGraph, op: str, depth: int = 4) -> set[str]:
+    """Ops that (transitively, up to depth steps) use what op wrote."""
+    out: set[str] = set()
+    frontier = [dst for _, dst in writes(graph, op)]
+    seen_tensors: set[str] = set()
+    for _ in range(depth):
+        nxt: list[str] = []
+        for nid in frontier:
+            b = base(graph, nid)
+            if b in seen_tensors:
+                continue
+            seen_tensors.add(b)
+            for reader in readers(graph, b):
+                if reader in out or reader == op:
+                    continue
+                out.add(reader)
+                nxt.extend(dst for _, dst in writes(graph, reader))
+        frontier = nxt
+        if not frontier:
+            break
+    return out
+
+
+def loop_trip_upper(graph: KernelGraph, loop: str) -> float | None:
+    trip = graph.attrs(loop).get("trip_v")
+    b = int_bounds(trip) if trip is not None else None
+    return None if b is None else b[1]
+
+
+def loop_trip_exact(graph: KernelGraph, loop: str) -> int | None:
+    trip = graph.attrs(loop).get("trip_v")
+    return const_int(trip) if trip is not None else None
+
+
+def repeats(graph: KernelGraph, op: str, tensor: str) -> str | None:
+    """The loop (id) that runs op more than once while ``tensor`` stays the
+    same allocation: a loop enclosing op but not the tensor's allocation."""
+    op_loops = graph.attrs(op).get("loops", ())
+    t_loops = graph.attrs(base(graph, tensor)).get("loops", ())
+    for loop in op_loops:
+        if loop in t_loops:
+            continue
+        upper = loop_trip_upper(graph, loop)
+        if upper is None or upper > 1:
+            return loop
+    return None
+
+
+def element_count(shape: tuple | None) -> int | None:
+    """Number of elements of an exactly known shape."""
+    if shape is None:
+        return None
+    total = 1
+    for d in shape:
+        c = const_int(d)
+        if c is None:
+            return None
+        total *= c
+    return total
+
+
+def tensors_of(values: Iterable[Value]) -> Iterator[TensorV]:
+    for v in values:
+        if isinstance(v, TensorV):
+            yield v
+
+
+def const_number(value: Value | None) -> float | None:
+    if isinstance(value, Const) and isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
+        return float(value.value)
+    return None
