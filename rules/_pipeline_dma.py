@@ -1,0 +1,258 @@
+"""DMA transfers as the pipeline rules see them: which operand is in HBM and
+which on chip, how many partitions and bytes per partition move, and which
+HBM elements are read or written.
+
+Hardware facts (per NeuronCore, aws-neuron-sdk nki/get-started/about/
+nki-dma-overview.rst and nki/deep-dives/nki-dma-bandwidth-guide.rst): 16 DMA
+engines, each typically serving 8 of the 128 partitions; bytes per partition
+per transfer below 256 B are severely overhead-bound, 2 KiB is the
+recommended minimum and 4 KiB saturates; every DMA has a fixed cost of about
+1.3 us (descriptor setup and cross-engine semaphores). The target table of
+the engine has no DMA facts yet, so they live here, keyed by generation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from nkilint.model.graph import DTYPE_BYTES, KernelGraph
+from nkilint.model.values import Const, DsV, DType, Int, SliceV, TensorV, Value, const_int, int_bounds
+
+ON_CHIP = ("sbuf", "psum")
+HBM = ("hbm", "shared_hbm", "private_hbm")
+
+DMA_ENGINES = 16
+PARTITIONS_PER_ENGINE = 8
+SEVERE_BYTES = 256
+MIN_BYTES = 2048
+SATURATE_BYTES = 4096
+FIXED_COST_NS = 1300
+# Aggregate DMA bandwidth per NeuronCore in bytes per ns (= GB/s), by NeuronCore version.
+DMA_BYTES_PER_NS = {2: 272, 3: 368, 4: 528}
+MAX_ITEMSIZE = 4  # largest NKI element type (fp32/int32)
+
+# DMA APIs whose operands are a plain source and destination.
+COPY_APIS = {
+    "nki.language.load": "load",
+    "nki.language.store": "store",
+    "nki.isa.dma_copy": "copy",
+    "nki.language.load_transpose2d": "transpose",
+    "nki.isa.dma_transpose": "transpose",
+}
+
+
+@dataclass
+class Side:
+    """One operand of a transfer: the node read or written and its base tensor."""
+
+    node_id: str
+    base_id: str
+    buffer: str
+    shape: tuple[Value, ...] | None
+    dtype: str | None
+    partition_axis: int = 0
+
+
+@dataclass
+class Transfer:
+    op_id: str
+    api: str
+    kind: str  # load, store, copy, transpose
+    src: Side | None
+    dst: Side | None
+    # For a legacy `t[...] = nl.load(...)`: the assignment op that lands the tile.
+    landing_op: str | None = None
+
+    @property
+    def hbm(self) -> Side | None:
+        for side in (self.src, self.dst):
+            if side is not None and side.buffer in HBM:
+                return side
+        return None
+
+    @property
+    def onchip(self) -> Side | None:
+        for side in (self.dst, self.src):
+            if side is not None and side.buffer in ON_CHIP:
+                return side
+        return None
+
+    @property
+    def direction(self) -> str:
+        s = self.src.buffer if self.src else "unknown"
+        d = self.dst.buffer if self.dst else "unknown"
+        if s in HBM and d in ON_CHIP:
+            return "load"
+        if s in ON_CHIP and d in HBM:
+            return "store"
+        if s in ON_CHIP and d in ON_CHIP:
+            return "onchip"
+        if s in HBM and d in HBM:
+            return "hbm"
+        return "unknown"
+
+
+def side(graph: KernelGraph, node_id: str) -> Side:
+    data = graph.attrs(node_id)
+    base_id = graph.base_tensor(node_id)
+    base = graph.attrs(base_id)
+    buffer = base.get("buffer") or data.get("buffer") or "unknown"
+    dtype = None
+    for source in (data, base):
+        d = source.get("dtype_v")
+        if isinstance(d, DType):
+            dtype = d.name
+            break
+        if source.get("dtype"):
+            dtype = source.get("dtype")
+            break
+    axis = 0
+    if node_id == base_id:
+        axis = base.get("partition_axis") or 0
+    elif base.get("partition_axis"):
+        # A view of a legacy block tensor: the partition dim is first only if
+        # every block dimension is indexed by an integer.
+        items = data.get("index_v") or []
+        blocks = base.get("partition_axis")
+        if len(items) < blocks or any(int_bounds(x) is None or isinstance(x, Const) and x.value is None
+                                      for x in items[:blocks]):
+            axis = -1
+    return Side(node_id, base_id, buffer, data.get("shape_v"), dtype, axis)
+
+
+def transfers(graph: KernelGraph) -> list[Transfer]:
+    out = []
+    for op_id, data in graph.ops():
+        api = data.get("api") or ""
+        kind = COPY_APIS.get(api)
+        if kind is None:
+            continue
+        reads = {d.get("param"): n for n, d in graph.reads(op_id)}
+        writes = {d.get("param"): n for n, d in graph.writes(op_id)}
+        src_id = reads.get("src") or reads.get("data") or reads.get("value") or reads.get("arg0")
+        dst_id = writes.get("dst") or writes.get("result")
+        landing = None
+        if "result" in writes:
+            # A legacy tile assigned into an allocated tensor lands there directly.
+            for op2 in graph.ops_reading(writes["result"]):
+                d2 = graph.attrs(op2)
+                if d2.get("assignment"):
+                    target = [n for n, e in graph.writes(op2) if e.get("param") == "dst"]
+                    if target:
+                        dst_id, landing = target[0], op2
+                    break
+        out.append(Transfer(
+            op_id, api, kind,
+            side(graph, src_id) if src_id else None,
+            side(graph, dst_id) if dst_id else None,
+            landing,
+        ))
+    return out
+
+
+def itemsize(dtype: str | None) -> int | None:
+    return DTYPE_BYTES.get(dtype) if dtype else None
+
+
+def partitions(s: Side) -> Value | None:
+    if s.shape is None or s.partition_axis < 0 or s.partition_axis >= len(s.shape):
+        return None
+    return s.shape[s.partition_axis]
+
+
+def free_elements(s: Side) -> Value | None:
+    """Elements per partition of an on-chip operand (product of the free dims)."""
+    if s.shape is None or s.partition_axis < 0 or len(s.shape) < 2:
+        return None
+    total: Value = Const(1)
+    from nkilint.model.values import int_binop
+    import ast
+
+    for i, d in enumerate(s.shape):
+        if i == s.partition_axis:
+            continue
+        total = int_binop(ast.Mult, total, d)
+    return total
+
+
+def bytes_per_partition(s: Side) -> tuple[float, float, bool] | None:
+    """(low, high, exact_dtype) bytes each partition moves, or None."""
+    elems = free_elements(s)
+    b = int_bounds(elems) if elems is not None else None
+    if b is None or b[0] < 1:
+        return None
+    size = itemsize(s.dtype)
+    if size is not None:
+        return b[0] * size, b[1] * size, True
+    return b[0], b[1] * MAX_ITEMSIZE, False
+
+
+def hbm_items(graph: KernelGraph, s: Side) -> list[Value] | None:
+    """The index items applied to the HBM base tensor (one view deep only)."""
+    if s.node_id == s.base_id:
+        return []
+    data = graph.attrs(s.node_id)
+    parent = [v for _, v, d in graph.g.out_edges(s.node_id, data=True) if d.get("kind") == "view_of"]
+    if not parent or parent[0] != s.base_id:
+        return None
+    items = data.get("index_v")
+    return list(items) if items is not None else None
+
+
+def item_extent(item: Value, dim: Value | None) -> Value | None:
+    """Number of elements an index item selects along its dimension."""
+    if isinstance(item, SliceV):
+        if not (isinstance(item.step, Const) and item.step.value in (None, 1)):
+            return None
+        start = Const(0) if isinstance(item.start, Const) and item.start.value is None else item.start
+        stop = dim if isinstance(item.stop, Const) and item.stop.value is None else item.stop
+        if stop is None:
+            return None
+        from nkilint.model.values import int_binop
+        import ast
+
+        return int_binop(ast.Sub, stop, start)
+    if isinstance(item, DsV):
+        return item.size
+    if isinstance(item, (Int, Const)) and int_bounds(item) is not None:
+        return Const(1)
+    return None
+
+
+def item_start(item: Value) -> Value | None:
+    if isinstance(item, SliceV):
+        return Const(0) if isinstance(item.start, Const) and item.start.value is None else item.start
+    if isinstance(item, DsV):
+        return item.start
+    if isinstance(item, (Int, Const)) and int_bounds(item) is not None:
+        return item
+    return None
+
+
+def is_integer_index(item: Value) -> bool:
+    return not isinstance(item, (SliceV, DsV, TensorV)) and int_bounds(item) is not None
+
+
+def fmt_bytes(n: float) -> str:
+    n = int(n)
+    if n >= 1024 and n % 1024 == 0:
+        return f"{n // 1024} KiB"
+    if n >= 1024:
+        return f"{n / 1024:.1f} KiB"
+    return f"{n} B"
+
+
+def exact(v: Value | None) -> int | None:
+    return const_int(v) if v is not None else None
+
+
+def fmt_dim(v: Value | None) -> str:
+    if v is None:
+        return "?"
+    c = const_int(v)
+    if c is not None:
+        return str(c)
+    b = int_bounds(v)
+    if b is not None and b[1] != float("inf"):
+        return f"<= {int(b[1])}"
+    return "unknown"
