@@ -226,7 +226,7 @@ the extra rows into a free dimension (a `(256, F)` tile becomes
                 base = graph.attrs(graph.base_tensor(view_id))
                 if pf.over_always(pf.partition_dim(base), limit) or pf.over_maybe(pf.partition_dim(base), limit):
                     continue  # the tensor itself is reported
-                what = f"tile {q.tensor_name(data)}[{data.get('index')}]"
+                what = f"tile {pf.operand_name(graph, view_id)}"
                 self._judge(ctx, reporter, data.get("site"), kernel.name, what, size, q.fmt_shape(pf.shape(data)),
                             "index's partition extent", limit)
 
@@ -1359,9 +1359,9 @@ the Vector Engine), or use a DMA transpose for free-free layouts.
             engine = pf.api_leaf(pf.param(ref, "engine"))
             if engine is not None and engine.startswith("vector"):
                 cap, where = target.vector_transpose_max, "the Vector Engine"
-            elif engine is not None and (engine.startswith("tensor") or engine in ("unknown", "unknown_engine")):
+            elif engine is not None and engine.startswith("tensor"):
                 cap, where = target.tensor_transpose_max, "the Tensor Engine"
-            elif pf.param(ref, "engine") is None:
+            elif pf.param(ref, "engine") is None or engine in ("unknown", "unknown_engine"):
                 cap, where = target.tensor_transpose_max, "either engine"
             else:
                 continue

@@ -3,16 +3,14 @@ the model gaps the rules work around, and the shared shape helpers."""
 
 from __future__ import annotations
 
+import ast
 import textwrap
 
 import pytest
 
 from fixture_markers import lint_file
-from nkilint.findings import Level
 from nkilint.model.values import Const, Int, Sym, int_binop
 from nkilint_rules import _partition_facts as pf
-
-import ast
 
 
 def lint(tmp_path, code: str, rules: str = "NKI1", target: str = "trn2", version: str | None = None):
