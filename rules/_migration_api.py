@@ -65,6 +65,14 @@ def _modules_at(sdk: str) -> frozenset[str]:
     return frozenset()
 
 
+def modules_in(version: NkiVersion) -> frozenset[str]:
+    """The modules some release of ``version`` documents."""
+    out: set[str] = set()
+    for sdk in _releases_of().get(version, (version.sdk,)):
+        out |= _modules_at(sdk)
+    return frozenset(out)
+
+
 @lru_cache(maxsize=1)
 def _all_modules() -> frozenset[str]:
     out: set[str] = set()

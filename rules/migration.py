@@ -27,6 +27,7 @@ from nkilint.model.bindings import Gen
 from nkilint.rule import Rule, invalid, valid
 from nkilint.versions import V0_2, V0_4
 
+from . import _migration_api as _api
 from ._migration_scan import scan
 
 _MIGRATION = "aws-neuron-sdk nki/migration/index.rst"
@@ -47,10 +48,15 @@ class _ScanRule(Rule):
 # =====================================================================
 # NKI601
 # =====================================================================
-def _current_spelling(module: str, node: ast.AST) -> str | None:
+def _current_spelling(module: str, node: ast.AST, version=None) -> str | None:
     """The import statement in the nki.* namespace, or None when a rewrite of
     the import alone would break the references (``import neuronxcc.nki.x``
-    without an alias binds ``neuronxcc``)."""
+    without an alias binds ``neuronxcc``) or name a module the target does
+    not have (``neuronxcc.nki.kernels``, ``neuronxcc.nki.compiler``)."""
+
+    def exists(mod: str) -> bool:
+        return version is None or mod == "nki" or mod in _api.modules_in(version)
+
     if isinstance(node, ast.Import):
         parts = []
         for alias in node.names:
@@ -60,6 +66,8 @@ def _current_spelling(module: str, node: ast.AST) -> str | None:
             if alias.asname is None:
                 return None
             name = alias.name.replace("neuronxcc.nki", "nki", 1)
+            if not exists(name):
+                return None
             parts.append(name if alias.asname == name else f"{name} as {alias.asname}")
         return "import " + ", ".join(parts)
     assert isinstance(node, ast.ImportFrom)
@@ -72,6 +80,8 @@ def _current_spelling(module: str, node: ast.AST) -> str | None:
         asname = names[0].asname
         return "import nki" if not asname or asname == "nki" else f"import nki as {asname}"
     mod = module.replace("neuronxcc.nki", "nki", 1)
+    if not exists(mod):
+        return None
     names = ", ".join(f"{a.name} as {a.asname}" if a.asname else a.name for a in node.names)
     return f"from {mod} import {names}"
 
@@ -204,13 +214,17 @@ unchanged in the target).
             q.gen is Gen.LEGACY and in_body and s.in_device(node) for node, q, in_body in uses
         )
         port_items = [i for i in s.issues if i.gen is Gen.LEGACY]
+        # The rewrite is all or nothing: rewriting some imports only would
+        # leave the file mixing both namespaces (NKI602).
+        rewrites = {id(r.node): _current_spelling(r.module, r.node, version) for r in legacy}
+        rewritable = not port_items and all(text is not None for text in rewrites.values())
         seen: set[int] = set()
         for record in legacy:
             if id(record.node) in seen:
                 continue
             seen.add(id(record.node))
             module = record.module
-            replacement = _current_spelling(module, record.node)
+            replacement = rewrites[id(record.node)]
             if version >= V0_4 and in_device:
                 level = Level.ERROR
                 message = (
@@ -227,7 +241,7 @@ unchanged in the target).
             if port_items:
                 message += f" ({len(port_items)} construct(s) of the file must change too; see the other NKI6xx findings)"
             fix = None
-            if replacement is not None and not port_items:
+            if replacement is not None and rewritable:
                 fix = Fix(f"rewrite the import as '{replacement}'", (Edit(ctx.span_of(record.node), replacement),), safe=False)
             ctx.report(
                 record.node,

@@ -154,6 +154,16 @@ def test_import_rewrite_is_offered_only_without_other_port_items(tmp_path):
     assert ported and all(f.fix is None for f in ported)
     no_alias = lint(tmp_path, "import neuronxcc.nki.language\n", name="noalias.py")
     assert [f.fix for f in no_alias] == [None]
+    # neuronxcc.nki.kernels (legacy reference kernels) has no nki.* counterpart.
+    kernels = lint(tmp_path, "from neuronxcc.nki.kernels.attention import flash_fwd\n", name="kernels.py")
+    assert [f.fix for f in kernels] == [None]
+    # All or nothing: a file must not end up mixing the namespaces.
+    partial = lint(tmp_path, "import neuronxcc.nki.language as nl\nfrom neuronxcc.nki.kernels import k\n",
+                   name="partial.py")
+    assert [f.fix for f in partial] == [None, None]
+    # nki.typing arrives in 0.3.
+    typing02 = lint(tmp_path, "import neuronxcc.nki.typing as nt\n", "0.2", name="typing02.py")
+    assert [f.fix for f in typing02] == [None]
 
 
 def test_mixed_namespaces_error_only_when_both_are_used(tmp_path):
