@@ -2516,3 +2516,864 @@ assignment", {ERRORS_DOC}).
                             f"`{f.span_text(t)} = ...` is not supported (err_cannot_assign_to_index)",
                             hint=f"materialize it first: `t = nisa.iota({base.id}, dtype=nl.uint32)`, then assign to t",
                         )
+
+
+# ---------------------------------------------------------------------------
+# Static out-of-bound access
+
+
+class StaticOutOfBounds(Rule):
+    id = "NKI718"
+    name = "static-out-of-bounds"
+    family = "semantics"
+    level = Level.ERROR
+    summary = "A constant or loop-derived index range runs past a tensor dimension"
+    explanation = f"""
+Indices that NKI computes at compile time — integers, slices, `nl.ds`,
+`nl.arange`/`nl.mgrid` offsets, loop variables of static loops — must stay
+inside the tensor. The legacy frontend rejects an access whose index range
+exceeds a dimension with `err_tensor_access_out_of_bound` ("Out-of-bound
+access for tensor `x` on dimension 1: index range [0, 4095] exceed
+dimension size of 4000", {ERRORS_DOC}); in NKI 0.2+ a slice must satisfy
+`0 <= start < end <= shape[dim]` (`NkiTensor.slice`, of which `t[a:b]` is
+the short form). A classic cause is a tiled loop whose last tile runs past
+a dimension that is not a multiple of the tile size.
+
+The finding is an error when the range is exact (constants and loop
+variables of loops with constant bounds, so the last iteration really
+reaches the bad index); a warning when it depends on a value with a finite
+bound (`assert K <= 1024`). Accesses under an `if`, and legacy accesses
+with a `mask=` (which may cut the range), are not reported.
+
+**Fix:** bound the last tile — `w = min(512, N - i * 512)` and slice
+`i * 512:i * 512 + w` — or, in legacy kernels, pass a mask
+(`mask=i * 512 + i_f < N`).
+"""
+    references = (
+        f"{ERRORS_DOC} (err_tensor_access_out_of_bound)",
+        "aws-neuron-sdk nki/api/nki/language/__init__.py (NkiTensor.__getitem__, NkiTensor.slice constraints)",
+    )
+    examples = (
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def zero_fill():
+                x = nl.ndarray([128, 4000], dtype=nl.float32, buffer=nl.shared_hbm)
+                for i in nl.affine_range((4000 + 512 - 1) // 512):
+                    i_p, i_f = nl.mgrid[0:128, 0:512]
+                    nl.store(x[i_p, i * 512 + i_f], value=0)
+                return x
+            """,
+            lines=[9],
+            title="legacy: the last of 8 tiles reaches column 4095 of 4000",
+            level=Level.ERROR,
+        ),
+        invalid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def copy_cols(x):
+                out = nl.ndarray((128, 4000), dtype=nl.float32, buffer=nl.shared_hbm)
+                t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                src = nl.ndarray((128, 4000), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.dma_copy(dst=src, src=x)
+                for i in range(8):
+                    nisa.tensor_copy(dst=t, src=src[:, i * 512:(i + 1) * 512])
+                    nisa.dma_copy(dst=out[:, i * 512:(i + 1) * 512], src=t)
+                return out
+            """,
+            lines=[12, 13],
+            title="current API: slices of the last tile end at 4096",
+        ),
+        valid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def zero_fill():
+                x = nl.ndarray([128, 4000], dtype=nl.float32, buffer=nl.shared_hbm)
+                for i in nl.affine_range((4000 + 512 - 1) // 512):
+                    i_p, i_f = nl.mgrid[0:128, 0:512]
+                    nl.store(x[i_p, i * 512 + i_f], value=0, mask=i * 512 + i_f < 4000)
+                return x
+            """,
+            title="legacy: a mask cuts the last tile",
+        ),
+        valid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def copy_cols(x):
+                out = nl.ndarray((128, 4000), dtype=nl.float32, buffer=nl.shared_hbm)
+                t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                src = nl.ndarray((128, 4000), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.dma_copy(dst=src, src=x)
+                for i in range(8):
+                    w = min(512, 4000 - i * 512)
+                    nisa.tensor_copy(dst=t[:, 0:w], src=src[:, i * 512:i * 512 + w])
+                    nisa.dma_copy(dst=out[:, i * 512:i * 512 + w], src=t[:, 0:w])
+                return out
+            """,
+            title="the last tile is bounded with min()",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        from nkilint.model.values import Const, DsV, IndexV, Int, SliceV, TensorV, const_int, int_bounds
+
+        f = facts(ctx)
+        reporter = Reporter(ctx)
+        for kernel, graph, view_id, data, sub in _views(f):
+            if kernel.error:
+                continue
+            fn = f.enclosing_function(sub)
+            if fn is None or _guarded(f, fn, sub, data.get("site")):
+                continue
+            loops = data.get("loops", ())
+            if any(q.upper(graph.attrs(l).get("trip_v")) in (None, 0) or q.upper(graph.attrs(l).get("trip_v")) == 0
+                   for l in loops):
+                continue
+            exact_loops = all(const_int(graph.attrs(l).get("trip_v")) is not None for l in loops)
+            if f.model.legacy and any(kw.arg == "mask" for o in _ops_on_view(graph, view_id)
+                                      for kw in getattr(o[1].get("call"), "keywords", []) or []):
+                continue
+            base_nodes = [v for _, v, d in graph.g.out_edges(view_id, data=True) if d.get("kind") == "view_of"]
+            if not base_nodes:
+                continue
+            base = graph.attrs(base_nodes[0])
+            shape = base.get("shape_v")
+            items = data.get("index_v") or []
+            if shape is None or not items:
+                continue
+            elements = _index_elements(sub)
+            has_ellipsis = any(isinstance(e, ast.Constant) and e.value is Ellipsis for e in elements)
+            axis = 0
+            for pos, item in enumerate(items):
+                if isinstance(item, Const) and item.value is None:
+                    continue  # np.newaxis
+                if axis >= len(shape):
+                    break
+                dim = const_int(shape[axis])
+                element = elements[pos] if not has_ellipsis and pos < len(elements) else None
+                axis += 1
+                if dim is None or dim <= 0:
+                    continue
+                span = _index_span(item, dim, f, fn, element)
+                if span is None:
+                    continue
+                lo, hi, value_kind = span
+                if hi < dim and lo >= 0:
+                    continue
+                certain = exact_loops and value_kind == "exact"
+                if value_kind == "unknown" or (not certain and hi == float("inf")):
+                    continue
+                name = q.tensor_name(base)
+                what = f"`{f.span_text(element)}`" if element is not None else f"index {pos}"
+                bad = f"{int(hi)}" if hi >= dim else f"{int(lo)}"
+                reporter.at(
+                    sub,
+                    f"{what} reaches index {bad} of dimension {axis - 1} of `{name}`, which has size {dim} "
+                    f"(index range [{int(lo)}, {int(hi)}])"
+                    + (" (err_tensor_access_out_of_bound)" if f.model.legacy else "")
+                    + ("" if certain else "; possible for the values the code allows"),
+                    level=Level.ERROR if certain else Level.WARNING,
+                    hint="bound the last tile with min(), or (legacy) pass a mask",
+                    kernel=kernel.name,
+                )
+                break
+
+
+def _value_span(v, f: FileFacts | None = None) -> tuple[float, float, str] | None:
+    """(lo, hi, 'exact'|'bounded'|'unknown') of an integer index value:
+    exact when it only depends on constants and loop indices."""
+    from nkilint.model.values import Int, int_bounds, linear
+
+    b = int_bounds(v)
+    if b is None:
+        return None
+    lin = linear(v)
+    if lin is None:
+        # An interval from min()/max()/% ...: an over-approximation that loses
+        # correlations (i * 512 + min(512, N - i * 512)), not a reachable range.
+        return b[0], b[1], "unknown"
+    terms, _ = lin
+    exact = all(sym.name.startswith("index of ") and sym.lo != float("-inf") and sym.hi != float("inf")
+                for sym in terms)
+    # An affine form of independent bounded symbols reaches its bounds.
+    return b[0], b[1], "exact" if exact else "bounded"
+
+
+def _index_span(item, dim: int, f: FileFacts, fn: ast.AST, element: ast.AST | None) -> tuple[float, float, str] | None:
+    """The index range one subscript item touches on a dimension of size dim."""
+    from nkilint.model.values import Const, DsV, IndexV, SliceV, const_int, int_binop
+
+    def worst(*kinds: str) -> str:
+        return "unknown" if "unknown" in kinds else "bounded" if "bounded" in kinds else "exact"
+
+    if isinstance(item, SliceV):
+        step = const_int(item.step) if not (isinstance(item.step, Const) and item.step.value is None) else 1
+        if step is None or step <= 0:
+            return None
+        start = (0.0, 0.0, "exact") if isinstance(item.start, Const) and item.start.value is None else _value_span(item.start)
+        stop = (float(dim), float(dim), "exact") if isinstance(item.stop, Const) and item.stop.value is None else _value_span(item.stop)
+        if start is None or stop is None or start[0] < 0 or stop[0] < 0:
+            return None  # negative (from-the-end) bounds: Python semantics, not handled
+        return start[0], stop[1] - 1, worst(start[2], stop[2])
+    if isinstance(item, DsV):
+        start = _value_span(item.start)
+        size = const_int(item.size)
+        if start is None or size is None or start[0] < 0:
+            return None
+        return start[0], start[1] + size - 1, start[2]
+    if isinstance(item, IndexV):
+        if element is None or not _additive_index(f, fn, element):
+            return None
+        extent = const_int(item.extent)
+        offset = _value_span(item.offset)
+        if extent is None or offset is None:
+            return None
+        return offset[0], offset[1] + extent - 1, offset[2]
+    span = _value_span(item)
+    if span is None:
+        return None
+    if span[0] < 0:
+        return None  # negative integers count from the end
+    return span
+
+
+def _additive_index(f: FileFacts, fn: ast.AST, expr: ast.AST) -> bool:
+    """An arange/mgrid index only shifted by + / -: the model's range for it
+    is exact (it does not track products or divisions of index expressions)."""
+    for node in ast.walk(expr):
+        if isinstance(node, ast.BinOp) and not isinstance(node.op, (ast.Add, ast.Sub)):
+            if f.index_value(fn, node.left) or f.index_value(fn, node.right):
+                return False
+        if isinstance(node, ast.UnaryOp) and f.index_value(fn, node.operand):
+            return False
+        if isinstance(node, ast.Name) and f.is_index_name(fn, node.id):
+            owner = f.scope(fn).owner(node.id)
+            for b in owner.bindings.get(node.id, []) if owner else []:
+                if b.value is not None and not _additive_index(f, owner.fn, b.value):
+                    return False
+    return True
+
+
+def _guarded(f: FileFacts, fn: ast.AST, node: ast.AST, site) -> bool:
+    """The node (or the call chain that reached it) is under a condition."""
+    def conditional(n: ast.AST, stop: ast.AST | None) -> bool:
+        child = n
+        for anc in f.ancestors(n):
+            if anc is stop:
+                return False
+            if isinstance(anc, (ast.If, ast.While)) and child is not anc.test:
+                return True
+            if isinstance(anc, ast.IfExp) and child is not anc.test:
+                return True
+            if isinstance(anc, (ast.Try, ast.ExceptHandler, ast.BoolOp)):
+                return True
+            child = anc
+        return False
+
+    if conditional(node, fn):
+        return True
+    if site is not None:
+        for file, call in site.chain:
+            if f.model.in_this_file(type(site)(file, call)):
+                caller = f.enclosing_function(call)
+                if conditional(call, caller):
+                    return True
+            else:
+                return True  # a chain through another module: unknown guards
+    return False
+
+
+# ---------------------------------------------------------------------------
+# Kernel structure: API outside kernels, nested kernels, annotations
+
+
+def _tensor_api(f: FileFacts, call: ast.Call) -> str | None:
+    """The canonical name of an NKI call that creates or computes tensors."""
+    from nkilint.model import api_semantics as api
+
+    qual = f.bindings.resolve_nki(call.func)
+    if qual is None:
+        return None
+    info = api.classify(qual.name)
+    if info is None or info.kind not in ("alloc", "dma", "compute", "matmul", "transpose"):
+        return None
+    if info.module == "nki.language" and info.short in ("device_print", "static_cast"):
+        return None  # static_cast converts host arrays too (legacy stub: "a scalar or array")
+    return qual.name
+
+
+_LAUNCHERS = ("nki.simulate_kernel", "nki.simulate", "nki.baremetal", "nki.benchmark", "nki.profile",
+              "jax_neuronx.nki_call", "nki.compiler.kernel_builder.compile_kernel")
+
+
+class NkiApiOutsideKernel(Rule):
+    id = "NKI719"
+    name = "nki-api-outside-kernel"
+    family = "semantics"
+    level = Level.ERROR
+    summary = "An NKI tensor API is called in host code (module level or a function that launches kernels)"
+    explanation = f"""
+`nki.language` / `nki.isa` operations that create or compute tensors only
+exist while a kernel is being traced; calling them from host code — at
+module level, under `if __name__ == "__main__":`, or in the function that
+launches the kernel — raises `err_nki_api_outside_of_nki_kernel` ("Calling
+NKI API outside of NKI kernels is not supported", {ERRORS_DOC}). Host code
+may use dtypes, buffers and `nl.tile_size` constants.
+
+(Any other function that calls NKI APIs is treated as device code, since it
+may be called from a kernel in another module.)
+
+**Fix:** move the computation into a function decorated with `@nki.jit`
+(or called from one), and compute reference results on the host with
+NumPy.
+"""
+    references = (f"{ERRORS_DOC} (err_nki_api_outside_of_nki_kernel)",)
+    examples = (
+        invalid(
+            """
+            import numpy as np
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def exp_kernel(x):
+                out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+                t = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+                nisa.dma_copy(dst=t, src=x)
+                nisa.activation(dst=t, op=nl.exp, data=t)
+                nisa.dma_copy(dst=out, src=t)
+                return out
+
+            def run():
+                a = np.ones((128, 512), dtype=np.float32)
+                out = nki.simulate(exp_kernel)(a)
+                ref = nl.exp(a)
+                return out, ref
+
+            scratch = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+            """,
+            lines=[18, 21],
+        ),
+        valid(
+            """
+            import numpy as np
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            TILE = (nl.tile_size.pmax, 512)
+
+            @nki.jit
+            def exp_kernel(x):
+                out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+                t = nl.ndarray(TILE, dtype=nl.float32, buffer=nl.sbuf)
+                nisa.dma_copy(dst=t, src=x)
+                nisa.activation(dst=t, op=nl.exp, data=t)
+                nisa.dma_copy(dst=out, src=t)
+                return out
+
+            def run():
+                a = np.ones((128, 512), dtype=np.float32)
+                out = nki.simulate(exp_kernel)(a)
+                return out, np.exp(a)
+            """,
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        f = facts(ctx)
+        reporter = Reporter(ctx)
+        # Module level (including `if __name__ == "__main__":` and class bodies).
+        stack: list[ast.AST] = list(f.tree.body)
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                continue
+            if isinstance(node, ast.Call):
+                api = _tensor_api(f, node)
+                if api is not None:
+                    self._report(reporter, f, node, api, "at module level")
+            stack.extend(ast.iter_child_nodes(node))
+        # Host functions: they launch a kernel through a launcher and are not device code themselves.
+        for fn in f.functions():
+            if f.root_kernel(fn) is not None:
+                continue
+            launches = [n for n in f.own_nodes(fn) if isinstance(n, ast.Call) and _launcher(f, n)]
+            if not launches:
+                continue
+            if any(fn is k.node for k in f.model.kernels if k.kind == "root"):
+                continue
+            for node in f.own_nodes(fn):
+                if isinstance(node, ast.Call):
+                    api = _tensor_api(f, node)
+                    if api is not None:
+                        self._report(reporter, f, node, api, f"in host function `{fn.name}`, which launches a kernel")
+
+    @staticmethod
+    def _report(reporter: Reporter, f: FileFacts, node: ast.Call, api: str, where: str) -> None:
+        short = ("nl." if api.startswith("nki.language.") else "nisa." if api.startswith("nki.isa.") else "") + \
+            api.rpartition(".")[2]
+        reporter.at(
+            node,
+            f"{short} is called {where}; NKI tensor APIs only work inside a kernel (err_nki_api_outside_of_nki_kernel)",
+            hint="move it into an @nki.jit kernel (or a helper it calls); compute host-side references with NumPy",
+        )
+
+
+def _launcher(f: FileFacts, call: ast.Call) -> bool:
+    target = call.func.func if isinstance(call.func, ast.Call) else call.func
+    qual = f.bindings.resolve(target)
+    return qual is not None and qual.name in _LAUNCHERS
+
+
+def _decorated_kernel(f: FileFacts, fn: ast.AST, callee: ast.AST):
+    """The FuncV of a callee that is decorated as a kernel (nki.jit, trace,
+    ...), resolved through this module's names or its imports; else None."""
+    from nkilint.model.kernels import ROOT_DECORATORS, module_aliases, resolve_decorator
+    from nkilint.model.values import FuncV
+
+    if not isinstance(callee, ast.Name):
+        return None
+    scope = f.scope(fn)
+    owner = scope.owner(callee.id)
+    if owner is not None:
+        return None  # a local name (parameter, nested def, assignment)
+    env = f.model.module.env or {}
+    value = env.get(callee.id)
+    if not isinstance(value, FuncV) or not isinstance(value.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    module = value.module
+    aliases = module_aliases(module.tree, module.bindings)
+    for deco in value.node.decorator_list:
+        name = resolve_decorator(deco, module.bindings, aliases)
+        if name in ROOT_DECORATORS:
+            return value, name
+    return None
+
+
+class NestedSpmdKernelCall(Rule):
+    id = "NKI720"
+    name = "nested-spmd-kernel-call"
+    family = "semantics"
+    level = Level.ERROR
+    summary = "Legacy: a kernel calls another kernel with an SPMD grid (kernel[4, 4](...))"
+    explanation = f"""
+A legacy kernel may call another traced kernel like a function
+(`kernel0(...)`), but not launch it over an SPMD grid: `kernel1[4, 4](...)`
+inside a kernel raises `err_nested_kernel_with_spmd_grid` ("Calling a NKI
+kernel with a SPMD grid from another NKI kernel is not supported",
+{ERRORS_DOC}). (From NKI 0.2 a kernel may not call a decorated kernel at
+all, see NKI721.)
+
+**Fix:** launch the grid from host code, or call the inner kernel without a
+grid and loop over the work (`for i in nl.affine_range(4)`) inside it,
+passing the index it would have read from `nl.program_id`.
+"""
+    references = (f"{ERRORS_DOC} (err_nested_kernel_with_spmd_grid)",)
+    examples = (
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.trace
+            def add_tile(a, b, out):
+                i = nl.program_id(0)
+                t = nl.add(nl.load(a[i]), nl.load(b[i]))
+                nl.store(out[i], value=t)
+
+            @nki.jit
+            def add_all(a, b):
+                out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+                add_tile[4](a, b, out)
+                return out
+            """,
+            lines=[13],
+        ),
+        valid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.trace
+            def add_tile(a, b, out, i):
+                t = nl.add(nl.load(a[i]), nl.load(b[i]))
+                nl.store(out[i], value=t)
+
+            @nki.jit
+            def add_all(a, b):
+                out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+                for i in nl.affine_range(4):
+                    add_tile(a, b, out, i)
+                return out
+            """,
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        f = facts(ctx)
+        if not f.model.legacy:
+            return
+        reporter = Reporter(ctx)
+        for fn in f.device_functions():
+            for node in f.own_nodes(fn):
+                if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Subscript):
+                    continue
+                found = _decorated_kernel(f, fn, node.func.value)
+                if found is None:
+                    continue
+                reporter.at(
+                    node,
+                    f"kernel `{node.func.value.id}` is launched with SPMD grid [{f.span_text(node.func.slice)}] from inside "
+                    f"a kernel (err_nested_kernel_with_spmd_grid)",
+                    hint="launch the grid from host code, or call it without a grid inside a loop",
+                )
+
+
+class DecoratedSubkernelCall(Rule):
+    id = "NKI721"
+    name = "decorated-subkernel-call"
+    family = "semantics"
+    level = Level.ERROR
+    summary = "NKI 0.2: a kernel calls a function that is itself decorated with @nki.jit"
+    explanation = """
+The NKI 0.2 compiler inlines sub-kernels: a function called from a kernel
+must be a plain (undecorated) function. Calling an `@nki.jit` function
+(even `@nki.jit(mode='trace')`, fine in NKI 0.1) from inside a kernel fails
+with an error about classes needing to inherit from `nl.NKIObject`; the
+migration guide's step "Remove nki.jit decorator on sub-kernels" covers it
+(`nki/migration/index.rst`, NKI 0.1 to 0.2). Legacy kernels may call
+decorated kernels (without an SPMD grid, see NKI720).
+
+The rule runs when the target is NKI 0.2 (`--nki-version 0.2`). The docs
+do not say that later versions lift the restriction, but aws-neuron/
+nki-library (2026, NKI 0.4+) calls `@nki.jit(mode="trace")` kernels from
+kernels throughout its MoE code, so nkilint does not report it for 0.3+.
+
+**Fix:** drop the decorator from the sub-kernel; where the same function is
+also launched on its own, decorate at the host call site instead:
+`nki.jit(helper)(x)`.
+"""
+    references = ("aws-neuron-sdk nki/migration/index.rst (Remove nki.jit decorator on sub-kernels)",)
+    examples = (
+        invalid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def scale_tile(dst, src):
+                nisa.activation(dst=dst, op=nl.copy, data=src, scale=2.0)
+
+            @nki.jit
+            def scale(x):
+                out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+                t = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+                nisa.dma_copy(dst=t, src=x)
+                scale_tile(t, t)
+                nisa.dma_copy(dst=out, src=t)
+                return out
+            """,
+            lines=[14],
+            nki_version="0.2",
+        ),
+        valid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            def scale_tile(dst, src):
+                nisa.activation(dst=dst, op=nl.copy, data=src, scale=2.0)
+
+            @nki.jit
+            def scale(x):
+                out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+                t = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+                nisa.dma_copy(dst=t, src=x)
+                scale_tile(t, t)
+                nisa.dma_copy(dst=out, src=t)
+                return out
+
+            standalone = nki.jit(scale_tile)
+            """,
+            nki_version="0.2",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        from nkilint.versions import V0_2
+
+        f = facts(ctx)
+        if f.model.legacy or f.model.version != V0_2:
+            return
+        reporter = Reporter(ctx)
+        for fn in f.device_functions():
+            for node in f.own_nodes(fn):
+                if not isinstance(node, ast.Call):
+                    continue
+                callee = node.func.value if isinstance(node.func, ast.Subscript) else node.func
+                found = _decorated_kernel(f, fn, callee)
+                if found is None:
+                    continue
+                funcv, deco = found
+                reporter.at(
+                    node,
+                    f"`{callee.id}` is decorated with @{deco} and called from inside a kernel; the NKI 0.2 compiler "
+                    f"requires sub-kernels to be undecorated functions (error: classes must inherit from NKIObject)",
+                    hint=f"remove the decorator from `{callee.id}` (decorate at host call sites: nki.jit({callee.id}))",
+                )
+
+
+class AnnotationShapeMismatch(Rule):
+    id = "NKI722"
+    name = "annotation-shape-mismatch"
+    family = "semantics"
+    level = Level.ERROR
+    summary = "Legacy: `t: nt.tensor[...] = value` annotates a shape the value does not have"
+    explanation = f"""
+Legacy NKI checks `target: nt.tensor[d0, d1, ...] = value` annotations:
+when the value's shape differs from the annotated one the frontend raises
+`err_annotation_shape_mismatch` ("Tensor shape and the annotated shape
+mismatch", {ERRORS_DOC}). Dimensions are compared where both are known
+constants.
+
+**Fix:** correct the annotation, or the shape of the value (often a
+transposed or un-tiled allocation).
+"""
+    references = (f"{ERRORS_DOC} (err_annotation_shape_mismatch)",)
+    examples = (
+        invalid(
+            """
+            import numpy as np
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+            import neuronxcc.nki.typing as nt
+            from neuronxcc.nki.language import par_dim
+
+            @nki.jit
+            def annotated():
+                out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+                data: nt.tensor[128, 512] = nl.zeros((par_dim(128), 128), dtype=np.float32)
+                nl.store(out[:, 0:128], value=data)
+                return out
+            """,
+            lines=[10],
+        ),
+        valid(
+            """
+            import numpy as np
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+            import neuronxcc.nki.typing as nt
+            from neuronxcc.nki.language import par_dim
+
+            @nki.jit
+            def annotated(x):
+                n, m = x.shape
+                out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+                data: nt.tensor[128, 512] = nl.zeros((par_dim(128), 512), dtype=np.float32)
+                tile: nt.tensor[n, m] = nl.load(x)
+                nl.store(out, value=nl.add(data, tile))
+                return out
+            """,
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        from nkilint.model.values import Const, const_int
+
+        f = facts(ctx)
+        if not f.model.legacy:
+            return
+        reporter = Reporter(ctx)
+        env = f.model.module.env or {}
+        for fn in f.device_functions():
+            for node in f.own_nodes(fn):
+                if not isinstance(node, ast.AnnAssign) or node.value is None:
+                    continue
+                ann = node.annotation
+                if not isinstance(ann, ast.Subscript):
+                    continue
+                qual = f.bindings.resolve_nki(ann.value)
+                if qual is None or qual.name not in ("nki.typing.tensor", "nki.typing.mutable_tensor"):
+                    continue
+                dims_ast = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+                expected = [_const_dim(d, env) for d in dims_ast]
+                for ref in f.produced_by(node.value):
+                    data = ref.data
+                    if not _trusted_shape(ref):
+                        continue
+                    shape = data.get("shape_v")
+                    if shape is None:
+                        continue
+                    actual = [const_int(d) for d in shape]
+                    mismatch = len(actual) != len(expected) and all(x is not None for x in actual + expected)
+                    mismatch = mismatch or (len(actual) == len(expected) and any(
+                        a is not None and e is not None and a != e for a, e in zip(actual, expected)))
+                    if not mismatch:
+                        continue
+                    target = f.span_text(node.target)
+                    reporter.at(
+                        node,
+                        f"`{target}` is annotated nt.tensor[{', '.join(f.span_text(d) for d in dims_ast)}] but the value "
+                        f"has shape {q.fmt_shape(shape)} (err_annotation_shape_mismatch)",
+                        hint="fix the annotation or the shape of the value",
+                    )
+                    break
+
+
+def _const_dim(node: ast.AST, env: dict) -> int | None:
+    from nkilint.model.values import const_int
+
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        return node.value
+    if isinstance(node, ast.Name) and node.id in env:
+        return const_int(env[node.id])
+    return None
+
+
+_ELEMENTWISE = {
+    "add", "subtract", "multiply", "divide", "maximum", "minimum", "exp", "log", "tanh", "sigmoid", "relu", "gelu",
+    "silu", "sqrt", "rsqrt", "negative", "abs", "square", "reciprocal", "copy", "power", "equal", "not_equal",
+    "greater", "greater_equal", "less", "less_equal", "logical_and", "logical_or", "logical_not", "bitwise_and",
+    "bitwise_or", "bitwise_xor", "invert", "sin", "cos", "erf", "softplus", "mish", "sign", "floor", "ceil", "where",
+}
+
+
+def _trusted_shape(ref: q.NodeRef) -> bool:
+    """Shapes the model computes exactly: allocations, views, nl.load
+    results, element-wise results."""
+    data = ref.data
+    if data.get("kind") == "view":
+        return data.get("index_v") is not None
+    origin = data.get("origin")
+    if origin in ("alloc", "param"):
+        return True
+    api = str(data.get("api") or "")
+    if origin == "result":
+        if api == "nki.language.load":
+            return True
+        short = api.rpartition(".")[2]
+        if api.startswith("nki.language.") and short in _ELEMENTWISE:
+            return True
+        producers = [u for u, _, d in ref.graph.g.in_edges(ref.node_id, data=True) if d.get("kind") == "writes"]
+        return any(ref.graph.attrs(p).get("operator") for p in producers)
+    return False
+
+
+class AssignmentDestinationTooSmall(Rule):
+    id = "NKI723"
+    name = "assignment-destination-too-small"
+    family = "semantics"
+    level = Level.ERROR
+    summary = "`dst[...] = src` (or a store) has a destination smaller than the source"
+    explanation = f"""
+An assignment between tiles (`y[...] = x`, and the legacy `nl.store(dst,
+value)`) copies element by element; the source may be broadcast to a
+larger destination, but a destination smaller than the source would
+receive several values per element. The legacy frontend rejects it with
+`err_store_dst_shape_smaller_than_other_shape` ("Illegal assignment
+destination shape", {ERRORS_DOC}). Dimensions are compared where both are
+known constants, after dropping leading size-1 dimensions.
+
+**Fix:** make the destination as large as the source (`y = nl.ndarray((128,
+512), ...)`), slice the source to the destination's size, or reduce the
+source first (`nl.sum(x, axis=1, keepdims=True)`).
+"""
+    references = (f"{ERRORS_DOC} (err_store_dst_shape_smaller_than_other_shape)",)
+    examples = (
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def narrow(a):
+                out = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.shared_hbm)
+                x = nl.zeros(shape=(128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                y = nl.zeros(shape=(128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                y[...] = x
+                nl.store(out, value=x)
+                return out
+            """,
+            lines=[9, 10],
+        ),
+        valid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def widen(a):
+                out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+                x = nl.zeros(shape=(128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                y = nl.zeros(shape=(128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                x[...] = y
+                nl.store(out, value=x)
+                return out
+            """,
+            title="broadcasting a smaller source into a larger destination",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        from nkilint.model.values import const_int
+
+        f = facts(ctx)
+        reporter = Reporter(ctx)
+        for kernel, graph in f.model.graphs():
+            for op_id, op in graph.ops():
+                store = op.get("api") == "nki.language.store"
+                if not (op.get("assignment") or store):
+                    continue
+                site = op.get("site")
+                if site is None:
+                    continue
+                value = next((s for s, e in graph.reads(op_id) if e.get("param") == "value"), None)
+                dst = next((t for t, e in graph.writes(op_id) if e.get("param") == "dst"), None)
+                if value is None or dst is None:
+                    continue
+                vref, dref = q.NodeRef(kernel, graph, value), q.NodeRef(kernel, graph, dst)
+                if not (_trusted_shape(vref) and _trusted_shape(dref)):
+                    continue
+                vshape, dshape = vref.data.get("shape_v"), dref.data.get("shape_v")
+                if vshape is None or dshape is None:
+                    continue
+                vs, ds = _strip_ones([const_int(d) for d in vshape]), _strip_ones([const_int(d) for d in dshape])
+                if len(vs) != len(ds):
+                    continue
+                bad = [(i, d, v) for i, (d, v) in enumerate(zip(ds, vs)) if d is not None and v is not None and d < v]
+                if not bad:
+                    continue
+                what = "nl.store destination" if store else "assignment destination"
+                reporter.at_site(
+                    site,
+                    f"{what} `{q.tensor_name(dref.data)}` {q.fmt_shape(dshape)} is smaller than the source "
+                    f"`{q.tensor_name(vref.data)}` {q.fmt_shape(vshape)} (err_store_dst_shape_smaller_than_other_shape)",
+                    hint="make the destination as large as the source, slice the source, or reduce it first",
+                    kernel=kernel.name,
+                )
+
+
+def _strip_ones(dims: list) -> list:
+    i = 0
+    while i < len(dims) - 1 and dims[i] == 1:
+        i += 1
+    return dims[i:]
