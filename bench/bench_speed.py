@@ -69,12 +69,14 @@ def main(argv: list[str]) -> int:
 
     from nkilint.config import Settings
     from nkilint.discovery import InputFile
-    from nkilint.engine import Checker, RunOptions
+    from nkilint.engine import Checker, RunOptions, tune_gc
     from nkilint.plugins import installed_rules
     from nkilint.selection import Selector, resolve_enabled
 
     ruleset = installed_rules()
     enabled = resolve_enabled(ruleset, [Selector("ALL")], [], [])
+
+    tune_gc()
 
     def nkilint_run() -> None:
         checker = Checker(Settings(root=paths[0].resolve() if paths[0].is_dir() else paths[0].resolve().parent),

@@ -16,7 +16,7 @@ import click
 from . import __version__
 from .config import ConfigError, Settings, find_config, load_config, parse_table
 from .discovery import InputFile, discover
-from .engine import Checker, FileResult, Notification, RunOptions, check_files
+from .engine import Checker, FileResult, Notification, RunOptions, check_files, tune_gc
 from .findings import Level
 from .plugins import PluginError, installed_rules
 from .reporters import FORMATS
@@ -193,6 +193,7 @@ def check(
     except ConfigError as exc:
         raise UsageFailure(str(exc)) from None
     ruleset, enabled = _ruleset_and_enabled(settings)
+    tune_gc()
     options = RunOptions(want_fingerprints=output_format == "sarif", keep_text=fix or diff)
     checker = Checker(settings, ruleset, enabled, options)
     run = Run(settings, ruleset, enabled, cwd=Path.cwd().resolve())

@@ -288,9 +288,25 @@ def _crash_location(exc: BaseException, ctx: RuleContext) -> Span:
 _WORKER: Checker | None = None
 
 
+def tune_gc() -> None:
+    """Collect garbage less often during a run.
+
+    The analysis keeps every parsed module and kernel graph of the project
+    alive (imports between files resolve through them), so the cyclic
+    collector's full passes over millions of long-lived objects cost a
+    third of the run with the default thresholds. Nothing here creates
+    garbage cycles worth collecting early.
+    """
+    import gc
+
+    gc.set_threshold(200_000, 50, 100)
+
+
 def _init_worker(settings: Settings, enabled: frozenset[str], options: RunOptions) -> None:
     global _WORKER
     from .plugins import installed_rules
+
+    tune_gc()
 
     _WORKER = Checker(settings, installed_rules(), enabled, options)
 

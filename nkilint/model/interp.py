@@ -135,12 +135,12 @@ class Interpreter:
         self.chain: list[tuple[str, ast.AST]] = []  # call sites of inlined helpers
         self.depth = 0
         self.budget = MAX_STEPS
+        self.initial_budget = MAX_STEPS
         # Narrowings of symbols, undone when a branch ends (facts are scoped).
         self.trail: list[tuple[Sym, float, float]] = []
 
     # ------------------------------------------------------------------ utils
     def _step(self) -> None:
-        self.stats.steps += 1
         self.budget -= 1
         if self.budget <= 0:
             if self.graph is not None:
@@ -313,11 +313,13 @@ class Interpreter:
             self.exec_stmt(stmt, frame)
 
     def exec_stmt(self, stmt: ast.stmt, frame: Frame) -> None:
-        self._step()
-        method = getattr(self, f"_stmt_{type(stmt).__name__}", None)
+        self.budget -= 1
+        if self.budget <= 0:
+            self._step()
+        method = _STMT_DISPATCH.get(type(stmt))
         if method is None:
-            return
-        method(stmt, frame)
+            method = _STMT_DISPATCH[type(stmt)] = getattr(Interpreter, f"_stmt_{type(stmt).__name__}", _stmt_ignored)
+        method(self, stmt, frame)
 
     def _stmt_Expr(self, stmt: ast.Expr, frame: Frame) -> None:
         self.eval(stmt.value, frame)
@@ -844,11 +846,14 @@ class Interpreter:
     def eval(self, node: ast.AST | None, frame: Frame) -> Value:
         if node is None:
             return Const(None)
-        self._step()
-        method = getattr(self, f"_ev_{type(node).__name__}", None)
+        # Hot path: the step budget inline, dispatch through a per-class table.
+        self.budget -= 1
+        if self.budget <= 0:
+            self._step()
+        method = _EVAL_DISPATCH.get(type(node))
         if method is None:
-            return self.unknown(f"{type(node).__name__} expression", label=self.text(node))
-        return method(node, frame)
+            method = _EVAL_DISPATCH[type(node)] = getattr(Interpreter, f"_ev_{type(node).__name__}", _ev_unsupported)
+        return method(self, node, frame)
 
     def _ev_Constant(self, node: ast.Constant, frame: Frame) -> Value:
         return Const(node.value, label=None)
@@ -2050,6 +2055,16 @@ class Interpreter:
 
 
 # ----------------------------------------------------------------------- helpers
+def _ev_unsupported(self: Interpreter, node: ast.AST, frame: Frame) -> Value:
+    return self.unknown(f"{type(node).__name__} expression", label=self.text(node))
+
+
+def _stmt_ignored(self: Interpreter, stmt: ast.stmt, frame: Frame) -> None:
+    return None
+
+
+_EVAL_DISPATCH: dict[type, object] = {}
+_STMT_DISPATCH: dict[type, object] = {}
 _NOPE = object()
 _LOGGING_NAMES = {"log", "debug", "info", "warning", "warn", "error", "trace", "print", "log_info", "log_debug", "dump"}
 _PURITY: dict[tuple, bool] = {}

@@ -77,8 +77,9 @@ def module_aliases(tree: ast.Module, bindings: Bindings) -> dict[str, str]:
     return out
 
 
-def _functions(tree: ast.Module) -> list[tuple[ast.FunctionDef, str | None]]:
-    """Every function with the class it is a method of (if any)."""
+def _functions(tree: ast.Module, classes: dict[str, ast.ClassDef] | None = None) -> list[tuple[ast.FunctionDef, str | None]]:
+    """Every function with the class it is a method of (if any); fills
+    ``classes`` with the classes met on the way."""
     out: list[tuple[ast.FunctionDef, str | None]] = []
 
     def visit(body, cls: str | None) -> None:
@@ -87,6 +88,8 @@ def _functions(tree: ast.Module) -> list[tuple[ast.FunctionDef, str | None]]:
                 out.append((stmt, cls))
                 visit(stmt.body, None)
             elif isinstance(stmt, ast.ClassDef):
+                if classes is not None:
+                    classes[stmt.name] = stmt
                 visit(stmt.body, stmt.name)
             elif isinstance(stmt, (ast.If, ast.For, ast.While, ast.With, ast.Try)):
                 for field in ("body", "orelse", "finalbody", "handlers"):
@@ -121,9 +124,8 @@ def uses_nki_device_api(func: ast.FunctionDef, bindings: Bindings) -> str | None
     return None
 
 
-def _nki_object_classes(tree: ast.Module, bindings: Bindings) -> set[str]:
+def _nki_object_classes(classes: dict[str, ast.ClassDef], bindings: Bindings) -> set[str]:
     """Classes deriving (directly or through a local class) from NKIObject."""
-    classes = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
     out: set[str] = set()
     changed = True
     while changed:
@@ -142,7 +144,8 @@ def _nki_object_classes(tree: ast.Module, bindings: Bindings) -> set[str]:
 
 def find_kernels(tree: ast.Module, bindings: Bindings) -> list[KernelCandidate]:
     aliases = module_aliases(tree, bindings)
-    functions = _functions(tree)
+    classes: dict[str, ast.ClassDef] = {}
+    functions = _functions(tree, classes)
     by_name: dict[str, list[ast.FunctionDef]] = {}
     for fn, _ in functions:
         by_name.setdefault(fn.name, []).append(fn)
@@ -154,7 +157,11 @@ def find_kernels(tree: ast.Module, bindings: Bindings) -> list[KernelCandidate]:
                 roots[id(fn)] = KernelCandidate(fn, "root", f"@{name}", deco, cls)
                 break
     # Launch forms: nki.jit(f), nki.simulate(f)(...), compile_kernel(f, ...).
-    for node in ast.walk(tree):
+    # Only files that import an NKI launcher can contain one.
+    has_launcher = bool(aliases) or any(
+        r.qual.is_nki or r.qual.name in ("torch_neuronx.nki_jit", "jax_neuronx.nki_call") for r in bindings.records
+    )
+    for node in ast.walk(tree) if has_launcher else ():
         if not isinstance(node, ast.Call) or not node.args:
             continue
         name = resolve_decorator(node.func, bindings, aliases)
@@ -166,7 +173,7 @@ def find_kernels(tree: ast.Module, bindings: Bindings) -> list[KernelCandidate]:
                 if id(fn) not in roots:
                     roots[id(fn)] = KernelCandidate(fn, "root", f"{name}({first.id})", None)
     out: list[KernelCandidate] = list(roots.values())
-    nki_object_classes = _nki_object_classes(tree, bindings)
+    nki_object_classes = _nki_object_classes(classes, bindings)
     for fn, cls in functions:
         if id(fn) in roots:
             continue

@@ -204,6 +204,7 @@ def _interpret(cand: KernelCandidate, module: ModuleInfo, target: Target, versio
     except RecursionError:
         kernel.error = "nesting too deep; the graph is partial"
         graph.truncated = True
+    stats.steps += max(interp.initial_budget - interp.budget, 0)
     _finalize(graph)
     return kernel
 
