@@ -283,3 +283,96 @@ def test_recursive_helpers_do_not_hang():
 def test_legacy_version_flag():
     model = model_of("legacy_matmul.py", version=V0_1)
     assert model.legacy and model.version == V0_1
+
+
+# -- kernel discovery ------------------------------------------------------------------
+
+DISCOVERY = '''
+import nki
+import nki.language as nl
+import neuronxcc.nki as lnki
+from neuronxcc.nki import benchmark
+from torch_neuronx import nki_jit
+from nki.compiler.kernel_builder import compile_kernel
+import numpy as np
+
+nki_trace = lnki.trace
+
+
+@nki.jit
+def bare(x):
+    return x
+
+
+@nki.jit(mode="trace", debug_kernel=True)
+def called(x):
+    return x
+
+
+@lnki.compiler.skip_middle_end_transformations
+@lnki.jit
+def stacked(x):
+    return x
+
+
+@nki_trace
+def via_alias(x):
+    return x
+
+
+@benchmark(warmup=2, iters=10)
+def benched(x):
+    return x
+
+
+@nki_jit()
+def torch_jit(x):
+    return x
+
+
+def launched(x):
+    return x
+
+
+def simulated(x):
+    return x
+
+
+def built(x):
+    return x
+
+
+def helper_that_allocates(n):
+    return nl.ndarray((n, 4), dtype=nl.float32, buffer=nl.sbuf)
+
+
+class Tiles(nl.NKIObject):
+    def tile(self, n):
+        return n
+
+
+def host_only(x):
+    return np.zeros(4)
+
+
+kernel = nki.jit(launched)
+nki.simulate(simulated)(np.zeros(4))
+compile_kernel(built, inputs=None, outputs=None)
+'''
+
+
+def test_kernel_discovery_finds_every_root_form():
+    model = analyze_file(SourceFile("/tmp/disc.py", DISCOVERY), Project(Path("/tmp")), TRN2, LATEST)
+    kinds = {k.name: (k.kind, k.how) for k in model.kernels}
+    assert kinds["bare"] == ("root", "@nki.jit")
+    assert kinds["called"] == ("root", "@nki.jit")
+    assert kinds["stacked"] == ("root", "@nki.jit")
+    assert kinds["via_alias"] == ("root", "@nki.trace")
+    assert kinds["benched"] == ("root", "@nki.benchmark")
+    assert kinds["torch_jit"] == ("root", "@torch_neuronx.nki_jit")
+    assert kinds["launched"] == ("root", "nki.jit(launched)")
+    assert kinds["simulated"] == ("root", "nki.simulate(simulated)")
+    assert kinds["built"][0] == "root" and "compile_kernel" in kinds["built"][1]
+    assert kinds["helper_that_allocates"] == ("probable", "calls nki.language.ndarray")
+    assert kinds["Tiles.tile"][0] == "probable" and "NKIObject" in kinds["Tiles.tile"][1]
+    assert "host_only" not in kinds
