@@ -3377,3 +3377,307 @@ def _strip_ones(dims: list) -> list:
     while i < len(dims) - 1 and dims[i] == 1:
         i += 1
     return dims[i:]
+
+
+# ---------------------------------------------------------------------------
+# Activation operands; legacy direct-allocation kernels
+
+_ACTIVATIONS = ("nki.isa.activation", "nki.isa.activation_reduce")
+
+
+class ActivationOperandType(Rule):
+    id = "NKI724"
+    name = "activation-operand-type"
+    family = "semantics"
+    level = Level.ERROR
+    summary = "nisa.activation scale/bias has the wrong dtype or is not a [partitions, 1] vector"
+    explanation = f"""
+ScalarE computes `op(data * scale + bias)` with one `scale` and one `bias`
+value per partition. So:
+
+* `scale` is a compile-time scalar or a float32 `[N, 1]` vector:
+  `err_activation_scale_invalid_type` ("Scale parameter ... must be a scalar
+  or vector of type float32") and `err_activation_scale_scalar_or_vector`
+  ("... a scalar value or a 1D vector spanning the partition dimension",
+  {ERRORS_DOC}); the NKI 0.6 `nisa.activation` page keeps both rules;
+* `bias` is a `[N, 1]` vector of float32, float16 or bfloat16 in legacy NKI
+  (`err_activation_bias_invalid_type`); from NKI 0.2 any dtype except
+  tfloat32 (`nisa.activation` page, "Data types" and "Layout").
+
+Dtypes and shapes are checked where the model knows them.
+
+**Fix:** keep scale vectors in float32 (`nl.ndarray((N, 1),
+dtype=nl.float32)`), reduce scale/bias to one value per partition
+(`[N, 1]`, broadcast along the free dimension by the engine), and cast
+integer biases to a float type first.
+"""
+    references = (
+        f"{ERRORS_DOC} (err_activation_bias_invalid_type, err_activation_scale_invalid_type, "
+        f"err_activation_scale_scalar_or_vector)",
+        "aws-neuron-sdk nki/api/nki/isa/__init__.py (activation: Data types, Layout)",
+    )
+    examples = (
+        invalid(
+            """
+            import numpy as np
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+            import neuronxcc.nki.isa as nisa
+
+            @nki.jit
+            def scaled_exp(x):
+                out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+                data = nl.load(x)
+                bias = nisa.memset((128, 1), 1, dtype=np.int8)
+                s16 = nisa.memset((128, 1), 1.2, dtype=np.float16)
+                s_row = nl.full((1, 128), 1.2, dtype=nl.float32, buffer=nl.sbuf)
+                a = nisa.activation(op=nl.exp, data=data, bias=bias)
+                b = nisa.activation(op=nl.exp, data=data, scale=s16)
+                c = nisa.activation(op=nl.exp, data=data, scale=s_row)
+                nl.store(out, value=nl.add(nl.add(a, b), c))
+                return out
+            """,
+            lines=[13, 14, 15],
+            title="legacy: an int8 bias, a float16 scale, a (1, 128) scale",
+        ),
+        invalid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def scaled_exp(x, s):
+                out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+                data = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.dma_copy(dst=data, src=x)
+                scale = nl.ndarray((128, 1), dtype=nl.bfloat16, buffer=nl.sbuf)
+                nisa.dma_copy(dst=scale, src=s)
+                nisa.activation(dst=data, op=nl.exp, data=data, scale=scale)
+                nisa.dma_copy(dst=out, src=data)
+                return out
+            """,
+            lines=[12],
+            title="current API: a bfloat16 scale vector",
+        ),
+        valid(
+            """
+            import numpy as np
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+            import neuronxcc.nki.isa as nisa
+
+            @nki.jit
+            def scaled_exp(x):
+                out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+                data = nl.load(x)
+                bias = nisa.memset((128, 1), 1.2, dtype=nl.bfloat16)
+                scale = nisa.memset((128, 1), 1.2, dtype=np.float32)
+                a = nisa.activation(op=nl.exp, data=data, bias=bias, scale=scale)
+                b = nisa.activation(op=nl.exp, data=data, scale=1.2)
+                nl.store(out, value=nl.add(a, b))
+                return out
+            """,
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        from nkilint.model.values import const_int
+
+        f = facts(ctx)
+        reporter = Reporter(ctx)
+        legacy = f.model.legacy
+        for ref in q.ops(f.model, _ACTIVATIONS):
+            site = ref.site
+            if site is None:
+                continue
+            operands = q.operands(ref)
+            api = "nisa." + ref.data.get("api", "").rpartition(".")[2]
+            for param in ("scale", "bias"):
+                if param not in operands:
+                    continue
+                _, data = operands[param]
+                dtype = q.dtype_name(data)
+                name = q.tensor_name(data)
+                if dtype is not None:
+                    allowed = {"float32"} if param == "scale" else (
+                        {"float32", "float16", "bfloat16"} if legacy else None)
+                    bad = (dtype not in allowed) if allowed is not None else dtype == "tfloat32"
+                    if bad:
+                        code = "err_activation_scale_invalid_type" if param == "scale" else "err_activation_bias_invalid_type"
+                        need = ("float32" if param == "scale" else
+                                "float32, float16 or bfloat16" if legacy else "any dtype except tfloat32")
+                        reporter.at_site(
+                            site,
+                            f"{api} {param} `{name}` is {dtype}; the {param} must be {need}"
+                            + (f" ({code})" if legacy or param == "scale" else ""),
+                            hint=f"allocate the {param} vector as {'nl.float32' if param == 'scale' else 'nl.float32 (or a 16-bit float)'}",
+                            kernel=ref.kernel.name,
+                        )
+                        continue
+                shape = data.get("shape_v")
+                if shape is None or len(shape) < 2:
+                    continue
+                free = [const_int(d) for d in shape[1:]]
+                if all(x is not None for x in free) and any(x > 1 for x in free):
+                    reporter.at_site(
+                        site,
+                        f"{api} {param} `{name}` has shape {q.fmt_shape(shape)}; it must be a scalar or a [partitions, 1] "
+                        f"vector (one value per partition)"
+                        + (" (err_activation_scale_scalar_or_vector)" if param == "scale" else ""),
+                        hint=f"reduce {param} to shape (N, 1) or pass a scalar",
+                        kernel=ref.kernel.name,
+                    )
+
+
+class AllocatedKernelRestriction(Rule):
+    id = "NKI725"
+    name = "allocated-kernel-restriction"
+    family = "semantics"
+    level = Level.ERROR
+    summary = "Legacy direct allocation: an API that allocated kernels cannot use (no bias, init value, PE transpose)"
+    explanation = f"""
+A legacy kernel that places its tensors itself (`buffer=ncc.sbuf.mod_alloc(...)`,
+`ncc.psum.alloc(...)`: "allocated NKI kernels",
+`general/nki/nki_direct_allocation_guide.rst` @0521004c) cannot rely on
+tensors the compiler would create for it. The frontend rejects:
+
+* an activation without an explicit `bias` tensor — `nisa.activation(...)`
+  without `bias=`, or an `nl` function that maps to the activation
+  instruction such as `nl.exp` (`err_bias_tensor_must_be_specified_in_allocation`);
+* an SBUF/PSUM tensor created with an initial value (`nl.zeros`, `nl.full`,
+  ...) on an explicit placement
+  (`err_tensor_creation_on_scratchpad_with_init_value_not_supported`);
+* a transpose on TensorE: `nisa.nc_transpose` without
+  `engine=nisa.vector_engine`, or `nl.matmul` without `transpose_x=True`
+  (`err_transpose_on_tensor_engine_not_allowed_in_allocated_kernel`)
+
+({ERRORS_DOC}).
+
+**Fix:** allocate a bias tile (zeros via `nisa.memset` into an allocated
+tensor) and pass it explicitly; allocate with `nl.ndarray` and initialize
+with `nisa.memset`; transpose with your own identity matrix and
+`nisa.nc_matmul`, or on VectorE for tiles up to 32x32.
+"""
+    references = (
+        f"{ERRORS_DOC} (err_bias_tensor_must_be_specified_in_allocation, "
+        f"err_tensor_creation_on_scratchpad_with_init_value_not_supported, "
+        f"err_transpose_on_tensor_engine_not_allowed_in_allocated_kernel)",
+        "aws-neuron-sdk general/nki/nki_direct_allocation_guide.rst @0521004c",
+    )
+    examples = (
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+            import neuronxcc.nki.isa as nisa
+            import neuronxcc.nki.compiler as ncc
+            from neuronxcc.nki.language import par_dim
+
+            @nki.jit
+            def allocated_exp(x):
+                out = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.shared_hbm)
+                data = nl.ndarray((par_dim(128), 512), dtype=nl.bfloat16, buffer=ncc.sbuf.mod_alloc(base_addr=0))
+                data[...] = nl.load(x)
+                ones = nl.full((par_dim(128), 512), fill_value=1.0, dtype=nl.bfloat16,
+                               buffer=ncc.sbuf.mod_alloc(base_addr=2048))
+                exp = nl.ndarray((par_dim(128), 512), dtype=nl.bfloat16, buffer=ncc.sbuf.mod_alloc(base_addr=4096))
+                exp[...] = nisa.activation(op=nl.exp, data=data[...])
+                tp = nl.ndarray((par_dim(128), 128), dtype=nl.bfloat16, buffer=ncc.psum.mod_alloc(byte_addr=0))
+                tp[...] = nisa.nc_transpose(data[:, 0:128])
+                nl.store(out, value=nl.add(exp, ones))
+                return out
+            """,
+            lines=[12, 15, 17],
+        ),
+        valid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+            import neuronxcc.nki.isa as nisa
+            import neuronxcc.nki.compiler as ncc
+            from neuronxcc.nki.language import par_dim
+
+            @nki.jit
+            def allocated_exp(x):
+                out = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.shared_hbm)
+                data = nl.ndarray((par_dim(128), 512), dtype=nl.bfloat16, buffer=ncc.sbuf.mod_alloc(base_addr=0))
+                data[...] = nl.load(x)
+                bias = nl.ndarray((par_dim(128), 1), dtype=nl.float32, buffer=ncc.sbuf.mod_alloc(base_addr=2048))
+                bias[...] = nisa.memset((128, 1), 0.0, dtype=nl.float32)
+                exp = nl.ndarray((par_dim(128), 512), dtype=nl.bfloat16, buffer=ncc.sbuf.mod_alloc(base_addr=4096))
+                exp[...] = nisa.activation(op=nl.exp, data=data[...], bias=bias)
+                tp = nl.ndarray((par_dim(32), 32), dtype=nl.bfloat16, buffer=ncc.sbuf.mod_alloc(base_addr=8192))
+                tp[...] = nisa.nc_transpose(data[0:32, 0:32], engine=nisa.vector_engine)
+                nl.store(out, value=exp)
+                return out
+            """,
+        ),
+    )
+
+    _NL_ACTIVATIONS = {"exp", "log", "tanh", "sigmoid", "relu", "gelu", "gelu_apprx_tanh", "silu", "softplus", "mish",
+                       "erf", "sqrt", "rsqrt"}
+
+    def check(self, ctx: RuleContext) -> None:
+        f = facts(ctx)
+        if not f.model.legacy:
+            return
+        reporter = Reporter(ctx)
+        for kernel, graph in f.model.graphs():
+            placed = [d for _, d in graph.tensors() if type(d.get("address")).__name__ == "_Placement"
+                      and getattr(d.get("address"), "how", "") in ("alloc", "mod_alloc")]
+            if not placed:
+                continue
+            for _, data in graph.tensors():
+                address = data.get("address")
+                api = str(data.get("api") or "")
+                if (type(address).__name__ == "_Placement" and data.get("origin") == "alloc"
+                        and api.rpartition(".")[2] in ("zeros", "ones", "full", "rand", "random", "zeros_like",
+                                                      "ones_like", "full_like")):
+                    reporter.at_site(
+                        data.get("site"),
+                        f"nl.{api.rpartition('.')[2]} creates {str(data.get('buffer')).upper()} tensor "
+                        f"`{q.tensor_name(data)}` with an initial value on an explicit placement "
+                        f"(err_tensor_creation_on_scratchpad_with_init_value_not_supported)",
+                        hint="allocate with nl.ndarray and initialize with nisa.memset",
+                        kernel=kernel.name,
+                    )
+            for op_id, op in graph.ops():
+                api = str(op.get("api") or "")
+                short = api.rpartition(".")[2]
+                params = op.get("params_v") or {}
+                problem = None
+                if api in _ACTIVATIONS and "bias" not in params:
+                    problem = (f"nisa.{short} without a bias tensor in a kernel with explicit allocation "
+                               f"(err_bias_tensor_must_be_specified_in_allocation)", "pass bias= an allocated [N, 1] tile")
+                elif api.startswith("nki.language.") and short in self._NL_ACTIVATIONS and not op.get("operator"):
+                    problem = (f"nl.{short} maps to the activation instruction, which needs an explicit bias tensor in a "
+                               f"kernel with explicit allocation (err_bias_tensor_must_be_specified_in_allocation)",
+                               "call nisa.activation with bias= an allocated [N, 1] tile")
+                elif api == "nki.isa.nc_transpose" and not _vector_engine(params.get("engine")):
+                    problem = ("nisa.nc_transpose on TensorE is not allowed in a kernel with explicit allocation "
+                               "(err_transpose_on_tensor_engine_not_allowed_in_allocated_kernel)",
+                               "transpose with nisa.nc_matmul and an allocated identity, or pass "
+                               "engine=nisa.vector_engine (tiles up to 32x32)")
+                elif api == "nki.language.matmul" and not _true(params.get("transpose_x")):
+                    problem = ("nl.matmul without transpose_x=True inserts a TensorE transpose, which is not allowed in a "
+                               "kernel with explicit allocation "
+                               "(err_transpose_on_tensor_engine_not_allowed_in_allocated_kernel)",
+                               "pass transpose_x=True with a pre-transposed x")
+                if problem is not None:
+                    reporter.at_site(op.get("site"), problem[0], hint=problem[1], kernel=kernel.name)
+
+
+def _vector_engine(value) -> bool:
+    from nkilint.model.values import ApiRef
+
+    if isinstance(value, ApiRef):
+        name = value.qual.name.rpartition(".")[2]
+        return name in ("vector_engine", "vector")
+    return False
+
+
+def _true(value) -> bool:
+    from nkilint.model.values import truth
+
+    return value is not None and truth(value) is True
