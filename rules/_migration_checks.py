@@ -54,6 +54,10 @@ def run(s: Scan) -> None:
     if s.version >= V0_3:
         for fn, gen in s.roots.items():
             _kernel_signature(s, fn, gen)
+        if s.bindings.dialect.value in ("current", "both"):
+            from . import _migration_behavior
+
+            _migration_behavior.run(s)
 
 
 # -- shared helpers -----------------------------------------------------------

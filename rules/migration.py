@@ -1649,3 +1649,114 @@ argument.
             """,
         ),
     )
+
+
+# =====================================================================
+# NKI616
+# =====================================================================
+class BehaviorChange(_ScanRule):
+    id = "NKI616"
+    name = "version-behavior-change"
+    family = "migration"
+    level = Level.ERROR
+    summary = "A call an earlier NKI version accepted and the target rejects (rsqrt on PSUM, dma_transpose rank, memset value dtype)"
+    explanation = """
+Some calls keep their name and signature but the target version rejects
+arguments an earlier one accepted (aws-neuron-sdk `nki/migration/index.rst`
+and the release notes):
+
+* **NKI 0.5**: `nl.rsqrt` runs on the GpSimd engine for precision and "no
+  longer accepts PSUM inputs";
+* **NKI 0.4**: `nisa.dma_transpose` "enforces that `dst.shape` matches the
+  transposed `src.shape` exactly, including rank" (a lower-rank `dst` was
+  padded silently before);
+* **NKI 0.3**: `nisa.memset` requires the value to match the dtype of
+  `dst` (an int literal for integer tiles; 0.2 cast `2.0` silently), and x4
+  packed dtypes (`float8_e4m3fn_x4`, ...) accept only `value=0`. A float
+  zero into an integer tile is not reported: nki-library's 0.6 kernels
+  zero-fill `uint32` tiles with `value=0.0`.
+
+Reported from the kernel model, only when it knows the operand's buffer,
+shape or dtype, and only for `nki.*` calls (legacy calls are reported for
+their calling convention, NKI609). The other semantic changes of these
+versions are not decidable from the source: `nisa.tensor_reduce(axis=1)`
+meaning the last free dim in 0.2 but dim 1 in 0.3 depends on what the
+author meant, so it is documented here, not reported.
+
+**Fix:** the message says how: `nisa.activation(op=nl.rsqrt, ...)` for a
+PSUM input, a `dst` of the same rank as `src`, a value of `dst`'s dtype.
+"""
+    references = (f"{_MIGRATION} (0.2 -> 0.3, 0.3 -> 0.4, 0.4 -> 0.5)", f"{_RN} (2.29-2.31)", _REF + " rows 9, 38, 43, 44")
+    examples = (
+        invalid(
+            """
+            import nki
+            import nki.isa as nisa
+            import nki.language as nl
+
+            @nki.jit
+            def k(a):
+                ps = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+                r = nl.rsqrt(ps)
+                ib = nl.ndarray((128, 512), dtype=nl.int32, buffer=nl.sbuf)
+                nisa.memset(dst=ib, value=2.0)
+                d3 = nl.ndarray((128, 4, 64), dtype=nl.bfloat16, buffer=nl.sbuf)
+                s4 = nl.ndarray((64, 4, 1, 128), dtype=nl.bfloat16, buffer=nl.sbuf)
+                nisa.dma_transpose(dst=d3, src=s4)
+                return r
+            """,
+            lines=[8, 10, 13],
+            level=Level.ERROR,
+        ),
+        invalid(
+            """
+            import nki
+            import nki.isa as nisa
+            import nki.language as nl
+
+            @nki.jit
+            def k(a):
+                ps = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+                r = nl.rsqrt(ps)
+                ib = nl.ndarray((128, 512), dtype=nl.int32, buffer=nl.sbuf)
+                nisa.memset(dst=ib, value=2.0)
+                return r
+            """,
+            lines=[10],
+            title="NKI 0.3: only the memset value is rejected yet",
+            nki_version="0.3",
+        ),
+        valid(
+            """
+            import nki
+            import nki.isa as nisa
+            import nki.language as nl
+
+            @nki.jit
+            def k(a):
+                ps = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+                r = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.activation(dst=r, op=nl.rsqrt, data=ps)
+                ib = nl.ndarray((128, 512), dtype=nl.int32, buffer=nl.sbuf)
+                nisa.memset(dst=ib, value=2)
+                d4 = nl.ndarray((128, 1, 4, 64), dtype=nl.bfloat16, buffer=nl.sbuf)
+                s4 = nl.ndarray((64, 4, 1, 128), dtype=nl.bfloat16, buffer=nl.sbuf)
+                nisa.dma_transpose(dst=d4, src=s4, axes=(3, 2, 1, 0))
+                return r
+            """,
+        ),
+        valid(
+            """
+            import nki
+            import nki.isa as nisa
+            import nki.language as nl
+
+            @nki.jit
+            def k(a):
+                ib = nl.ndarray((128, 512), dtype=nl.int32, buffer=nl.sbuf)
+                nisa.memset(dst=ib, value=2.0)
+            """,
+            title="NKI 0.2 cast the value",
+            nki_version="0.2",
+        ),
+    )
