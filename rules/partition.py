@@ -1480,6 +1480,22 @@ leave `dge_mode` to the compiler.
             lines=[8],
             title="hardware DGE: a 2-D source needs 16 rows",
         ),
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+            import neuronxcc.nki.isa as nisa
+
+            @nki.jit
+            def tr(a):
+                out = nl.ndarray((64, 4, 16), dtype=a.dtype, buffer=nl.shared_hbm)
+                t = nisa.dma_transpose(a[0:16, 0:4, 0:64], axes=(1, 2, 0))
+                nl.store(out, value=t)
+                return out
+            """,
+            lines=[8],
+            title="legacy API: (1, 2, 0) is not a supported permutation",
+        ),
         valid(
             """
             import nki
