@@ -399,7 +399,8 @@ def _single_result(graph: KernelGraph, node_id: str, arange_iters: set[str], dep
     if not writers:
         return False
     for op in writers:
-        inputs = [n for _, n in fl.reads(graph, op) if graph.attrs(n).get("kind") in ("tensor", "view")]
+        inputs = [n for _, n in fl.reads(graph, op) if graph.attrs(n).get("kind") in ("tensor", "view")
+                  and not _opaque_param(graph.attrs(n))]
         if not inputs or not all(_single_element(graph, n, arange_iters, depth - 1) for n in inputs):
             return False
     return True
@@ -443,7 +444,10 @@ def per_element_loops(ctx: RuleContext) -> Iterator[Spot]:
             if not loops:
                 continue
             operands = _operands(graph, op)
-            tensors = [n for n in operands if graph.attrs(n).get("kind") in ("tensor", "view")]
+            # A whole kernel parameter of unknown shape next to a tile may be a scalar
+            # (nl.multiply(x, a) with a float a): it neither qualifies nor disqualifies.
+            tensors = [n for n in operands if graph.attrs(n).get("kind") in ("tensor", "view")
+                       and not _opaque_param(graph.attrs(n))]
             if not tensors or not all(_single_element(graph, n, arange_iters) for n in tensors):
                 continue
             iters = _loop_iters(graph, loops)
@@ -473,6 +477,10 @@ def per_element_loops(ctx: RuleContext) -> Iterator[Spot]:
                 f"instruction has a fixed issue cost and current NKI unrolls the loop; compute whole [128, F] tiles "
                 f"(nisa.tensor_tensor / nl.* on 128-partition tiles, nisa.nc_matmul for products)"
             ), kernel=kernel.name)
+
+
+def _opaque_param(data: dict) -> bool:
+    return data.get("kind") == "tensor" and data.get("origin") == "param" and data.get("shape_v") is None
 
 
 def _views_behind(graph: KernelGraph, node_id: str) -> list[str]:
@@ -510,7 +518,7 @@ def one_element_dmas(ctx: RuleContext) -> Iterator[Spot]:
                     continue
                 name = nd.get("name") or graph.attrs(graph.base_tensor(n)).get("name") or "the tensor"
                 yield Spot(data.get("site"), (
-                    f"{fl.short(data.get('api'))} moves one element of {name}[{nd.get('index')}] per iteration of the "
+                    f"{fl.short(data.get('api'))} moves one element of {name}[{str(nd.get('index')).strip('()')}] per iteration of the "
                     f"loop over {iters[hit[0]]}: one DMA per element is overhead-bound (the DMA guide wants >= 2 KiB "
                     f"per partition); move a [128, F] tile per DMA (nisa.dma_copy / nl.load of a 128-row slice)"
                 ), kernel=kernel.name)
@@ -777,6 +785,8 @@ def _guarded(s: FileScan, node: ast.AST) -> bool:
 def runtime_api(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
     has_kernels = bool(ctx.model.kernels)
     for hit in list(s.of(gn.RUNTIME)) + list(s.host_of(gn.RUNTIME)):
+        if hit.call is not None and (other_name(ctx, hit.node) or "") in gn.RUNTIME_COMPILERS:
+            continue  # live CUDA source: reported by NKI431
         device = s.in_device(hit.node)
         if not device and (not has_kernels or _guarded(s, hit.node)):
             continue
@@ -861,7 +871,7 @@ def host_library_on_tiles(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
             if not tile_args:
                 continue
             yield Spot(node, (
-                f"{qual}({', '.join(tile_args)}) applies a host library to the NKI tensor {tile_args[0]}: the kernel is "
+                f"{ast.unparse(node.func)}({', '.join(tile_args)}) applies a host library to the NKI tensor {tile_args[0]}: the kernel is "
                 f"compiled, so {qual.split('.')[0]} never sees device data (the CPU simulator may run it, the compiler "
                 f"will not); use the nki.language / nki.isa equivalent (nl.exp / nisa.activation, nisa.nc_matmul, ...)"
             ), Level.ERROR, owner.name)
@@ -928,7 +938,7 @@ def _pow2_message(text: str, fn: ast.FunctionDef | None) -> str:
     return (
         f"{text} rounds a block size up to a power of two in NKI kernel code ({fn.name if fn else '?'}): Triton needs "
         f"power-of-two arange extents, NKI does not; the padding wastes SBUF and, without masks, reads or writes past "
-        f"the data; {gn.REPLACE_POW2}"
+        f"the data; use the exact extent and a min()-bounded last tile"
     )
 
 
@@ -1000,7 +1010,9 @@ _RESIDUE = [(t, re.compile(re.escape(t) if not t[0].isalpha() or "." in t or " "
 
 
 def residue_tokens(text: str) -> list[str]:
-    return [t for t, rx in _RESIDUE if rx.search(text)]
+    found = [t for t, rx in _RESIDUE if rx.search(text)]
+    # "tl.load" already says "tl."; keep the most specific token of each match.
+    return [t for t in found if not any(t != o and t.lower() in o.lower() for o in found)]
 
 
 def port_residue(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:

@@ -347,5 +347,5 @@ RESIDUE_TOKENS = (
     "threadIdx", "blockIdx", "blockDim", "gridDim", "__syncthreads", "syncthreads", "__shared__", "atomicAdd",
     "tl.load", "tl.store", "tl.dot", "tl.sum", "tl.arange", "tl.program_id", "tl.constexpr", "triton.jit",
     "@triton", "num_warps", "warp", "one thread per", "per thread", "thread block", "shared memory", "cuda.",
-    "__shfl", "grid-stride", "tl.",
+    "__shfl", "grid-stride", "tl.", "Triton", "CUDA", "numba",
 )

@@ -373,48 +373,70 @@ def _range_reduced(graph: KernelGraph, src: str) -> bool:
     return False
 
 
-def _has_positive_offset(graph: KernelGraph, op: str, src: str) -> bool:
-    """An eps: a positive constant bias or an add of a positive constant upstream."""
+def _has_positive_offset(graph: KernelGraph, op: str, src: str, origins: set[str]) -> bool:
+    """An eps: a bias on the op itself, or an add of a positive constant / a
+    maximum (clamp) between the ops that formed the value (``origins``: the
+    exp, the variance) and ``op``."""
     data = graph.attrs(op)
     bias = fl.param(data, "bias")
     if isinstance(bias, TensorV) or (fl.const_number(bias) or 0) > 0:
         return True
-    for p in fl.producers(graph, src, depth=4):
+    after: set[str] = set()
+    for o in origins:
+        after |= fl.consumers(graph, o, depth=6)
+    for p in fl.producers(graph, src, depth=4) & after:
         pdata = graph.attrs(p)
-        funcs = fl.func_params(pdata)
-        params = pdata.get("params_v") or {}
-        if "add" in funcs.values() or fl.short(pdata.get("api")) in ("add", "maximum"):
+        funcs = {v for k, v in fl.func_params(pdata).items() if k in ("op", "op0", "op1")}
+        s = fl.short(pdata.get("api"))
+        if "maximum" in funcs or s == "maximum":
+            return True
+        if "add" in funcs or s == "add" or (s in ("activation",) and funcs <= {"copy", "identity"}):
+            params = pdata.get("params_v") or {}
             for key in ("operand0", "operand1", "y", "x", "bias", "imm"):
                 v = fl.const_number(params.get(key))
                 if v is not None and v > 0:
                     return True
-        if "maximum" in funcs.values() or fl.short(pdata.get("api")) == "maximum":
-            return True
-        if isinstance(params.get("bias"), TensorV) or (fl.const_number(params.get("bias")) or 0) > 0:
-            return True
+            if s == "activation" and isinstance(params.get("bias"), TensorV):
+                return True
     return False
 
 
-def _probability_source(graph: KernelGraph, src: str) -> bool:
+def _probability_source(graph: KernelGraph, src: str) -> set[str]:
+    """The ops (exp, softmax, sigmoid, division) that made src a probability."""
+    out = set()
     for p in fl.producers(graph, src, depth=3):
         pdata = graph.attrs(p)
         if fl.is_exp(pdata) or fl.short(pdata.get("api")) in ("softmax", "sigmoid") or \
                 fl.func_params(pdata).get("op") in ("sigmoid",) or fl.is_division(pdata):
-            return True
+            out.add(p)
+    return out
+
+
+def _squares(graph: KernelGraph, op: str) -> bool:
+    data = graph.attrs(op)
+    s = fl.short(data.get("api"))
+    if fl.func_params(data).get("op") == "square" or s == "square":
+        return True
+    if s == "multiply" or fl.func_params(data).get("op") == "multiply":
+        ins = [fl.base(graph, n) for _, n in fl.reads(graph, op)]
+        return len(ins) >= 2 and ins[0] == ins[1]
     return False
 
 
-def _variance_source(graph: KernelGraph, src: str) -> bool:
-    for p in fl.producers(graph, src, depth=3):
+def _variance_source(graph: KernelGraph, src: str) -> set[str]:
+    """The ops that made src a variance or a mean of squares."""
+    out = set()
+    for p in fl.producers(graph, src, depth=8):
         pdata = graph.attrs(p)
-        s = fl.short(pdata.get("api"))
-        if s in ("var", "bn_aggr", "bn_stats"):
-            return True
-        if fl.is_sum_reduction(pdata) and any(
-                fl.short(graph.attrs(q).get("api")) in ("square", "multiply") or fl.func_params(graph.attrs(q)).get("op") == "square"
-                for q in fl.producers(graph, next(iter(n for _, n in fl.reads(graph, p)), src), depth=2)):
-            return True
-    return False
+        if fl.short(pdata.get("api")) in ("var", "bn_aggr", "bn_stats"):
+            out.add(p)
+        elif fl.is_sum_reduction(pdata):
+            if _squares(graph, p):
+                out.add(p)
+            for _, n in fl.reads(graph, p):
+                if any(_squares(graph, q) for q in fl.writers(graph, n)):
+                    out.add(p)
+    return out
 
 
 def activation_ranges(ctx: RuleContext) -> Iterator[Spot]:
@@ -436,10 +458,12 @@ def activation_ranges(ctx: RuleContext) -> Iterator[Spot]:
                     why = (f"nisa.activation(op=nl.{func}) has no range reduction: ScalarE evaluates its polynomial only "
                            f"on {_RANGED[func]} (sin(9.0) returns about 27.65); reduce the argument (x mod 2*pi) first "
                            f"or call nl.{func}, which range-reduces")
-            elif func == "log" and _probability_source(graph, src0) and not _has_positive_offset(graph, op, src0):
+            elif func == "log" and (origins := _probability_source(graph, src0)) and \
+                    not _has_positive_offset(graph, op, src0, origins):
                 why = ("log of probabilities (exp / softmax / division output) with no eps: values that underflow to 0 "
                        f"fall outside ScalarE's log input range {_RANGED['log']}; add an eps (bias=eps) or clamp first")
-            elif func in ("rsqrt", "reciprocal") and _variance_source(graph, src0) and not _has_positive_offset(graph, op, src0):
+            elif func in ("rsqrt", "reciprocal") and (origins := _variance_source(graph, src0)) and \
+                    not _has_positive_offset(graph, op, src0, origins):
                 why = (f"{func} of a variance with no eps: a zero or tiny variance falls outside ScalarE's {func} input "
                        f"range {_RANGED[func]} and returns garbage instead of inf; add eps (bias=eps) before {func}")
             if why is None:

@@ -1,0 +1,238 @@
+"""Behaviour of the cuda (NKI4xx) and numerics (NKI5xx) families beyond the
+embedded examples: name classification, dialect-dependent severities,
+host/device scoping, default enablement, and the bundled example."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from nkilint.findings import Level
+from nkilint.plugins import installed_rules
+from nkilint_rules import _gpu_names as gn
+from nkilint_rules._cuda_structure import residue_tokens
+
+from fixture_markers import lint_file
+
+RULES = installed_rules()
+
+
+def _lint(tmp_path: Path, code: str, select=("NKI4", "NKI5"), target: str = "trn2", name: str = "kernel.py"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(code), encoding="utf-8")
+    return [f for f in lint_file(path, target=target, select=select) if f.rule_id.startswith(select)]
+
+
+@pytest.mark.parametrize("qual,category", [
+    ("triton.language.load", gn.MEMORY),
+    ("triton.language.program_id", gn.PROGRAM_ID),
+    ("triton.language.atomic_add", gn.ATOMIC),
+    ("triton.language.dot", gn.TRITON_CALL),
+    ("triton.language.math.exp2", gn.MATH),
+    ("triton.language.float16", gn.DTYPE),
+    ("triton.jit", gn.JIT),
+    ("triton.autotune", gn.LAUNCH),
+    ("triton.next_power_of_2", gn.POW2),
+    ("numba.cuda.threadIdx.x", gn.THREAD),
+    ("numba.cuda.blockDim.x", gn.BLOCK),
+    ("numba.cuda.shared.array", gn.SHARED),
+    ("numba.cuda.syncthreads", gn.BARRIER),
+    ("numba.cuda.atomic.add", gn.ATOMIC),
+    ("numba.cuda.shfl_down_sync", gn.WARP),
+    ("numba.cuda.to_device", gn.RUNTIME),
+    ("cupyx.jit.threadIdx.x", gn.THREAD),
+    ("torch.cuda.synchronize", gn.BARRIER),
+    ("torch.cuda.is_available", gn.RUNTIME),
+    ("torch.bfloat16", gn.DTYPE),
+    ("jax.experimental.pallas.program_id", gn.PROGRAM_ID),
+])
+def test_qualified_gpu_names_are_classified(qual, category):
+    hit = gn.classify_qual(qual)
+    assert hit is not None and hit.category == category
+    assert hit.replacement  # every category names the NKI replacement
+
+
+@pytest.mark.parametrize("qual", ["numpy.float32", "torch.matmul", "math.ceil", "numba.njit", "numba.cuda"])
+def test_ordinary_names_are_not_gpu_names(qual):
+    assert gn.classify_qual(qual) is None
+
+
+def test_pasted_cuda_identifiers():
+    assert gn.classify_bare("__syncthreads").category == gn.BARRIER
+    assert gn.classify_bare("atomicAdd").category == gn.ATOMIC
+    assert gn.classify_bare("threadIdx").category == gn.THREAD
+    assert gn.classify_bare("rsqrtf").category == gn.MATH
+    assert gn.classify_bare("tid") is None
+
+
+def test_a_local_variable_named_like_cuda_is_not_a_leftover(tmp_path):
+    findings = _lint(tmp_path, """
+        import nki
+        import nki.language as nl
+        import nki.isa as nisa
+
+        @nki.jit
+        def copy_kernel(x):
+            threadIdx = 0
+            out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+            t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=x[threadIdx:threadIdx + 128, :])
+            nisa.dma_copy(dst=out, src=t)
+            return out
+    """)
+    assert not [f for f in findings if f.rule_id == "NKI401"]
+
+
+def test_gpu_names_in_docstrings_and_comments_are_never_errors(tmp_path):
+    findings = _lint(tmp_path, '''
+        import nki
+        import nki.language as nl
+        import nki.isa as nisa
+
+        @nki.jit
+        def copy_kernel(x):
+            """Each threadIdx.x used to call __syncthreads() and tl.load(ptr + offs)."""
+            out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+            t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=x)  # was: tl.load(x_ptr + offs, mask=mask); atomicAdd(...)
+            nisa.dma_copy(dst=out, src=t)
+            return out
+    ''')
+    assert {f.rule_id for f in findings} == {"NKI433"}
+    assert all(f.level is Level.NOTE for f in findings)
+    assert len(findings) == 1  # one summary per kernel
+    assert "2 comment/docstring line(s)" in findings[0].message
+
+
+def test_port_residue_is_off_by_default_and_a_note():
+    rule = RULES.get("NKI433")
+    assert rule is not None and rule.default_enabled is False and rule.level is Level.NOTE
+    assert RULES.get("port-residue") is rule
+
+
+def test_residue_tokens_keep_the_most_specific_match():
+    assert residue_tokens("tl.load(x_ptr + offs)") == ["tl.load"]
+    assert residue_tokens("plain NKI comment") == []
+
+
+@pytest.mark.parametrize("rule_id", ["NKI432", "NKI433", "NKI509", "NKI511"])
+def test_informational_rules_are_notes(rule_id):
+    assert RULES.get(rule_id).level is Level.NOTE
+
+
+def test_no_rule_of_the_families_is_an_error_on_data_dependent_numerics():
+    # Numerics hazards depend on data values: never errors.
+    for rule in RULES:
+        if rule.id.startswith("NKI5"):
+            assert rule.level in (Level.WARNING, Level.NOTE), rule.id
+
+
+def test_program_id_severity_follows_the_dialect(tmp_path):
+    current = _lint(tmp_path, """
+        import nki
+        import nki.language as nl
+        import nki.isa as nisa
+
+        @nki.jit
+        def k(x):
+            out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+            j = nl.program_id(1)
+            t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=x)
+            nisa.dma_copy(dst=out, src=t)
+            return out
+    """, name="current.py")
+    legacy = _lint(tmp_path, """
+        import neuronxcc.nki as nki
+        import neuronxcc.nki.language as nl
+
+        @nki.jit
+        def k(x):
+            out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+            j = nl.program_id(1)
+            t = nl.load(x[0:128, j * 512:(j + 1) * 512])
+            nl.store(out, value=t)
+            return out
+    """, name="legacy.py")
+    assert [f.rule_id for f in current] == ["NKI434"] and current[0].level is Level.WARNING
+    assert not [f for f in legacy if f.rule_id == "NKI434"]
+
+
+def test_one_tile_per_program_is_a_note_in_legacy_and_a_warning_in_current(tmp_path):
+    body = """
+        @nki.jit
+        def k(a):
+            out = nl.ndarray((256, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+            i = nl.program_id(0)
+            t = nl.load(a[i * 128:(i + 1) * 128, 0:512])
+            nl.store(out[i * 128:(i + 1) * 128, 0:512], value=t)
+            return out
+    """
+    legacy = _lint(tmp_path, "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\n" + textwrap.dedent(body),
+                   select=("NKI417",), name="legacy.py")
+    current = _lint(tmp_path, "import nki\nimport nki.language as nl\n" + textwrap.dedent(body),
+                    select=("NKI417",), name="current.py")
+    assert [f.level for f in legacy] == [Level.NOTE]
+    assert [f.level for f in current] == [Level.WARNING]
+
+
+def test_host_runtime_calls_only_in_modules_with_kernels(tmp_path):
+    findings = _lint(tmp_path, """
+        import torch
+
+        def reference(x):
+            return torch.softmax(x.cuda(), dim=-1)
+    """, name="host_only.py")
+    assert not findings
+
+
+def test_fp8_range_rule_depends_on_the_target(tmp_path):
+    code = """
+        import nki
+        import nki.language as nl
+        import nki.isa as nisa
+
+        @nki.jit
+        def quantize(x, amax):
+            out = nl.ndarray((128, 512), dtype=nl.float8_e4m3, buffer=nl.shared_hbm)
+            t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=x)
+            q = nl.ndarray((128, 512), dtype=nl.float8_e4m3, buffer=nl.sbuf)
+            nisa.tensor_scalar(dst=q, data=t, op0=nl.multiply, operand0=448.0 / amax)
+            nisa.dma_copy(dst=out, src=q)
+            return out
+    """
+    assert [f.rule_id for f in _lint(tmp_path, code, select=("NKI507",), target="trn2")] == ["NKI507"]
+    assert [f.rule_id for f in _lint(tmp_path, code, select=("NKI507",), target="trn1")] == ["NKI507"]
+    assert not _lint(tmp_path, code, select=("NKI507",), target="trn3")
+
+
+def test_mx_matmul_with_bf16_psum_is_not_reported(tmp_path):
+    # nc_matmul_mx documents bf16 PSUM as a supported destination (trn3 MX path).
+    findings = _lint(tmp_path, """
+        import nki
+        import nki.language as nl
+        import nki.isa as nisa
+
+        @nki.jit
+        def mx(a, b, sa, sb):
+            out = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.shared_hbm)
+            acc = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.psum)
+            for k in range(4):
+                nisa.nc_matmul_mx(dst=acc, stationary=a, moving=b, stationary_scale=sa, moving_scale=sb)
+            res = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.sbuf)
+            nisa.tensor_copy(dst=res, src=acc)
+            nisa.dma_copy(dst=out, src=res)
+            return out
+    """, select=("NKI501",), target="trn3")
+    assert not findings
+
+
+def test_bundled_example_shows_the_port_leftovers():
+    from nkilint import examples
+
+    path = Path(examples.__file__).resolve().parent / "softmax_port.py"
+    ids = {f.rule_id for f in lint_file(path, select=("NKI4", "NKI5"))}
+    assert {"NKI414", "NKI503", "NKI504"} <= ids
