@@ -600,16 +600,21 @@ def _isa_convention(s: Scan, call: ast.Call, qual: Qual, name: str, sig) -> bool
             return False
         if s.version < V0_2:
             return False
-        if name == "nki.isa.nc_stream_shuffle" and len(positional) >= 2:
-            s.add("NKI609", call, s.level(gen, call),
-                  f"positional `{short}(src, dst, ...)`: NKI 0.2 swapped the order to (dst, src, shuffle_mask){s.port_note(gen)}",
-                  hint="write nisa.nc_stream_shuffle(dst=..., src=..., shuffle_mask=...) with keywords", gen=gen)
-            return False
         target = api.signature(name, s.version)
         legacy = api.signature(name, V0_1)
         if target is None or not target.params or target.params[0].name != "dst":
             return False
-        if legacy is not None and legacy.params and legacy.params[0].name == "dst":
+        if legacy is not None and legacy.params and "dst" in {p.name for p in legacy.params}:
+            # The legacy API already wrote into dst (nc_stream_shuffle,
+            # tensor_copy_predicated, select_reduce): only positional
+            # arguments can change meaning.
+            old = [p.name for p in legacy.positional][: len(positional)]
+            new = [p.name for p in target.positional][: len(positional)]
+            if positional and old != new:
+                s.add("NKI609", call, s.level(gen, call),
+                      f"positional `{short}({', '.join(old)}, ...)`: in nki.* the same positions mean "
+                      f"({', '.join(new)}, ...) (NKI 0.2 put dst first){s.port_note(gen)}",
+                      hint=f"pass the arguments of {short} by keyword", gen=gen)
             return False
         accepted = target.keyword_names()
         dropped = [k.arg for k in call.keywords if k.arg not in accepted]

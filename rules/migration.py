@@ -1083,10 +1083,12 @@ pass arguments whose position changed by keyword.
                 y = nl.load(b)
                 ps = nisa.nc_matmul(x, y)
                 nisa.dma_copy(out, ps)
+                nisa.nc_stream_shuffle(x, y, [0] * 32)
+                nisa.nc_stream_shuffle(src=x, dst=y, shuffle_mask=[0] * 32)
                 return out
             """,
-            lines=[10, 11],
-            title="legacy kernel, target 0.6: the ISA calls must be ported",
+            lines=[10, 11, 12],
+            title="legacy kernel, target 0.6: the ISA calls must be ported (keywords keep their meaning)",
             nki_version="0.6",
             level=Level.ERROR,
         ),
