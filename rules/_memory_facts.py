@@ -222,7 +222,9 @@ def attainable_upper(v: Value | None) -> float | None:
 
 def attainable_bytes(graph: KernelGraph, node_id: str) -> float | None:
     """An attainable upper bound of a tile's bytes per partition: every free
-    dim exact or tied to its own named quantity."""
+    dim exact but one, which is tied to a named quantity. (With several
+    unknown dims the bounds may be correlated, e.g. a buffer count chosen
+    from the tile size, and their product need not be reachable.)"""
     data = graph.attrs(node_id)
     base = graph.attrs(graph.base_tensor(node_id))
     shape = data.get("shape_v")
@@ -231,16 +233,15 @@ def attainable_bytes(graph: KernelGraph, node_id: str) -> float | None:
         return None
     axis = (data.get("partition_axis") or 0) if data.get("kind") == "tensor" else 0
     total = float(size)
-    syms: set[int] = set()
+    unknown = 0
     for d in shape[axis + 1:]:
         hi = attainable_upper(d)
         if hi is None:
             return None
-        if isinstance(d, Int) and const_int(d) is None:
-            key = id(d.sym) if d.sym is not None else id(d.terms[0][0]) if d.terms else id(d)
-            if key in syms:
+        if const_int(d) is None:
+            unknown += 1
+            if unknown > 1:
                 return None
-            syms.add(key)
         total *= hi
     return total
 

@@ -659,7 +659,8 @@ def summarize(kernel: Any, target: Target) -> dict:
     return {
         "assumptions": (
             "lower bounds: a loop-local tensor counts once, a tensor stored in a list in a loop once per "
-            "iteration; legacy block dimensions count one block; a PSUM tensor takes whole banks"
+            "iteration; legacy block dimensions count one block; a PSUM tensor takes whole banks; an unknown "
+            "dtype counts one byte per element; explicitly placed tensors count by address"
         ),
         "sbuf": _buffer_summary(mem, "sbuf"),
         "psum": _buffer_summary(mem, "psum"),
