@@ -680,6 +680,30 @@ the kernel runs). `mask=` and `dtype=` need a person.
             nki_version="0.6",
             level=Level.ERROR,
         ),
+        invalid(
+            """
+            import nki
+            import nki.isa as nisa
+
+            @nki.jit(platform_target="trn2")
+            def bump(counter):
+                r = nisa.register_alloc(0)
+                nisa.register_move(r, imm=42)
+            """,
+            lines=[4, 7],
+            title="unsafe fixes: the target moves to NEURON_PLATFORM_TARGET_OVERRIDE; the move allocates a register",
+            level=Level.ERROR,
+            unsafe_fixes=True,
+            fixed="""
+            import nki
+            import nki.isa as nisa
+
+            @nki.jit
+            def bump(counter):
+                r = nisa.register_alloc(0)
+                nisa.register_move(r, src=nisa.register_alloc(42))
+            """,
+        ),
         valid(
             """
             import nki
