@@ -538,7 +538,10 @@ nkilint counts what must be live together, as a lower bound:
   `ncc.multi_buffer`);
 * legacy block dimensions are logical and count one block; a legacy tile
   that is accumulated into another (`ps[...] += nl.matmul(...)`) takes no
-  bank of its own.
+  bank of its own;
+* explicitly placed tensors (`address=`) count by their addresses, since
+  authors alias banks on purpose (`(i % 2) * 2048` rotations); conflicts
+  between placed tensors are NKI207.
 
 It assumes 8 usable banks, the documented default of
 `nl.tile_size.psum_num_banks`; with `NKI_DMA_TRANSPOSE_AS_PE_TRANSPOSE=true`
@@ -1252,7 +1255,9 @@ tensors live in device memory (HBM) and must be copied on chip with a DMA
 first; results go back with a DMA. The compiler rejects a compute call with
 an HBM operand (legacy error `err_unsupported_memory`: "Expected operand
 'x' of 'exp' to be in address space 'psum|sbuf', but got a tile in 'hbm'
-instead"). Matmul and transpose operands are checked by NKI212.
+instead"). Matmul and transpose operands are checked by NKI212; Python
+operators on HBM tensors (`ptr + offsets`, pointer arithmetic left over
+from a CUDA or Triton port) by the cuda family.
 
 Operands whose buffer the model does not know (parameters of helpers
 analysed on their own) are never reported.
@@ -1336,7 +1341,9 @@ output with `nisa.dma_copy` (legacy: `nl.store`).
             role = f.kernel_role(ctx.model, kernel)
             for op_id, data in g.ops():
                 api = str(data.get("api") or "")
-                if not f.is_compute(data) or api in f.MATMULS + f.TRANSPOSES:
+                if not f.is_compute(data) or api in f.MATMULS + f.TRANSPOSES or data.get("operator"):
+                    # `ptr + offsets` on an HBM tensor is CUDA/Triton pointer
+                    # arithmetic, which the cuda family reports (NKI409).
                     continue
                 bad = [o for o in f.operands(g, op_id, role) if o.buffer in f.HBM and o.param != "result"]
                 if not bad:
@@ -2182,7 +2189,7 @@ into it (`nisa.dma_copy` / legacy `nl.store`), and return the HBM tensor.
                         continue
                     buffer = buffers.pop()
                     if buffer in q.ON_CHIP:
-                        message = f"kernel {kernel.name} returns {value.id}, an {buffer.upper()} tile; kernel outputs must be in HBM"
+                        message = f"kernel {kernel.name} returns {value.id}, a {buffer.upper()} tile; kernel outputs must be in HBM"
                     elif buffer in ("hbm", "private_hbm") and hbm_is_error:
                         message = (f"kernel {kernel.name} returns {value.id}, allocated in {buffer}; from NKI 0.3 kernel "
                                    f"outputs must be allocated with buffer=nl.shared_hbm (target NKI {ctx.nki_version})")
