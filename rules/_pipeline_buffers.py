@@ -87,14 +87,12 @@ def read_node(graph: KernelGraph, op_id: str, tensor_id: str) -> str | None:
 
 
 def single_buffer_use(model, graph: KernelGraph, lf: GraphFacts, acc: Accesses, tensor_id: str,
-                      loop: LoopFacts, allow_inside: bool = False, one_physical_tile: bool = False) -> Refill | None:
+                      loop: LoopFacts, allow_inside: bool = False) -> Refill | None:
     """The loop's iterations all use ``tensor_id`` as one buffer: its first
     access in an iteration is a whole-region write (same region every
     iteration) by a DMA that compute then reads, or by compute that a DMA
     then stores. ``allow_inside``: the tensor may be allocated in the loop
-    (dynamic loops, fixed placements). ``one_physical_tile``: every block of
-    the tensor maps to the same memory (legacy ``mod_alloc`` with one tile),
-    so the written region need not be the same logical one."""
+    (dynamic loops, fixed placements)."""
     data = graph.attrs(tensor_id)
     if not allow_inside and loop.loop_id in data.get("loops", ()):
         return None
@@ -111,7 +109,7 @@ def single_buffer_use(model, graph: KernelGraph, lf: GraphFacts, acc: Accesses, 
     if first_rw != "w":
         return None
     written = written_node(graph, first_op, tensor_id)
-    if written is None or (not one_physical_tile and lf.access_dependence(written, loop) != INV):
+    if written is None or lf.access_dependence(written, loop) != INV:
         return None
     if not runs_every_iteration(model, graph.attrs(first_op).get("site"), loop):
         return None

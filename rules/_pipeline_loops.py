@@ -258,9 +258,11 @@ class GraphFacts:
             key=node_number,
         )
 
-    def dependence(self, value: object, loop: LoopFacts) -> str:
+    def dependence(self, value: object, loop: LoopFacts, fixed: frozenset = frozenset()) -> str:
         """INV if the value is the same in every iteration of the loop, VAR if
-        it provably changes (mentions the loop index), else UNK."""
+        it provably changes (mentions the loop index), else UNK. Symbols in
+        ``fixed`` (the indices of loops nested inside ``loop``) count as
+        invariant: the value then ranges over the same set every iteration."""
         if value is None:
             return INV
         if isinstance(value, Const):
@@ -270,27 +272,53 @@ class GraphFacts:
                 return INV
             syms = syms_of(value)
             if not syms:
+                meta = getattr(value, "meta", None)
+                if meta and meta[0] == "floordiv" and len(meta) > 1:
+                    return self.dependence(meta[1], loop, fixed)  # x // d changes only with x
                 return INV if value.reason == "program id" else UNK
             lin = linear(value)
             if loop.sym is not None and lin is not None and lin[0].get(loop.sym, 0) != 0:
                 return VAR
-            if all(s.ident <= loop.watermark for s in syms):
+            if all(s.ident <= loop.watermark or s in fixed for s in syms):
                 return INV
             return UNK
         if isinstance(value, (TupleV, list, tuple)):
             items = value.items if isinstance(value, TupleV) else value
-            return combine(self.dependence(x, loop) for x in items)
+            return combine(self.dependence(x, loop, fixed) for x in items)
         if isinstance(value, SliceV):
-            return combine(self.dependence(x, loop) for x in (value.start, value.stop, value.step))
+            return combine(self.dependence(x, loop, fixed) for x in (value.start, value.stop, value.step))
         if isinstance(value, DsV):
-            return combine(self.dependence(x, loop) for x in (value.start, value.size))
+            return combine(self.dependence(x, loop, fixed) for x in (value.start, value.size))
         if isinstance(value, IndexV):
-            return combine(self.dependence(x, loop) for x in (value.extent, value.offset))
+            return combine(self.dependence(x, loop, fixed) for x in (value.extent, value.offset))
         if isinstance(value, ParDimV):
-            return self.dependence(value.size, loop)
+            return self.dependence(value.size, loop, fixed)
         return UNK
 
-    def access_dependence(self, node_id: str, loop: LoopFacts) -> str:
+    def inner_indices(self, node_id: str, loop: LoopFacts) -> frozenset | None:
+        """Index symbols of the loops between ``loop`` and a node inside it,
+        when each is known and runs the same trips in every iteration of
+        ``loop`` (None otherwise)."""
+        chain = tuple(self.graph.attrs(node_id).get("loops", ()))
+        if loop.loop_id not in chain:
+            return None
+        out = set()
+        for lid in chain[chain.index(loop.loop_id) + 1:]:
+            inner = self.loops.get(lid)
+            if inner is None or inner.kind in NON_LOOPS:
+                continue
+            if not inner.may_repeat():
+                continue
+            if inner.dynamic:
+                return None
+            if inner.sym is None:
+                continue  # its index is not used (or not known): values on it stay unknown
+            if self.dependence(inner.trip, loop, frozenset(out)) != INV and not _same_iterable(loop, inner):
+                return None
+            out.add(inner.sym)
+        return frozenset(out)
+
+    def access_dependence(self, node_id: str, loop: LoopFacts, fixed: frozenset = frozenset()) -> str:
         """Whether a tensor or view names the same elements in every iteration."""
         g = self.graph
         results = []
@@ -301,10 +329,10 @@ class GraphFacts:
                 break
             index = str(data.get("index") or "")
             if data.get("index_v") is not None:
-                results.append(self.dependence(data.get("index_v"), loop))
+                results.append(self.dependence(data.get("index_v"), loop, fixed))
             elif data.get("ap_v") is not None:
                 # An explicit access pattern: its pattern, offsets and indices.
-                results.append(self.dependence(list(data["ap_v"].values()), loop))
+                results.append(self.dependence(list(data["ap_v"].values()), loop, fixed))
             elif not index.startswith(PASS_THROUGH_VIEWS):
                 results.append(UNK)
             nxt = [v for _, v, d in g.g.out_edges(current, data=True) if d.get("kind") == "view_of"]
@@ -316,6 +344,21 @@ class GraphFacts:
         if base.get("kind") == "tensor" and loop.loop_id in base.get("loops", ()) and not loop.dynamic:
             return VAR  # a fresh tensor every iteration (a dynamic loop allocates it once)
         return combine(results)
+
+
+def _same_iterable(outer: LoopFacts, inner: LoopFacts) -> bool:
+    """The inner loop's iterable mentions no name the outer loop's body
+    assigns (the outer index included), both loops being in one function."""
+    o = outer.site.node if outer.site is not None else None
+    i = inner.site.node if inner.site is not None else None
+    if not isinstance(o, ast.For) or not isinstance(i, ast.For):
+        return False
+    if outer.site.file != inner.site.file or tuple(outer.site.chain) != tuple(inner.site.chain):
+        return False
+    changing = _assigned(o.target)
+    for stmt in o.body:
+        changing |= _assigned(stmt)
+    return not (_names(i.iter) & changing)
 
 
 def combine(results: Iterable[str]) -> str:

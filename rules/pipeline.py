@@ -66,9 +66,9 @@ What the compiler does instead, and when this rule stays quiet:
   rotation (always on) gives consecutive iterations different buffers. The
   migration guide's `sb_blocks_migrated_incorrect` example (one buffer
   allocated above the loop) "will be serialized".
-* **Legacy NKI / 0.2**: a tile allocated inside the loop, or a tensor with a
-  block dimension indexed by the loop variable, is a set of logical tiles the
-  allocator maps to several physical tiles (double buffering). A single
+* **Legacy NKI / 0.2**: a tile allocated inside the loop is a new logical
+  tile per iteration that the allocator maps to several physical tiles
+  (double buffering; the direct allocation guide walks through it). A single
   buffer rewritten in every `affine_range` iteration is a frontend error
   (`err_unexpected_output_dependencies`, reported by the semantics family),
   so this rule covers legacy `sequential_range` and Python `range` loops.
@@ -82,9 +82,10 @@ covers the same region every iteration, it runs unconditionally, and the
 buffer is not used after the loop. Explicit placements are NKI302.
 
 **Fix:** allocate the tile inside the loop body (one tile per iteration;
-the compiler rotates buffers), or give it a leading free dimension indexed
-by the loop variable. In a dynamic loop, software-pipeline by hand: keep two
-buffers and load tile *i+1* into one while computing on the other.
+the compiler rotates buffers), or give it an extra free dimension indexed
+by the loop variable (`buf[:, i, :]`). In a dynamic loop, software-pipeline
+by hand: keep two buffers and load tile *i+1* into one while computing on
+the other.
 """
     references = (
         "aws-neuron-sdk nki/migration/index.rst (Removing block dimensions: sb_blocks_migrated_incorrect is serialized)",
@@ -200,14 +201,14 @@ buffers and load tile *i+1* into one while computing on the other.
 
             @nki.jit
             def exp_rows(x):
-                out = nl.ndarray((8, 128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
-                buf = nl.ndarray((8, nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.sbuf)
-                for i in nl.affine_range(8):
-                    buf[i] = nl.load(x[i])
-                    nl.store(out[i], value=nl.exp(buf[i]))
+                out = nl.ndarray((128, 4096), dtype=nl.float32, buffer=nl.shared_hbm)
+                buf = nl.ndarray((128, 8, 512), dtype=nl.float32, buffer=nl.sbuf)
+                for i in nl.sequential_range(8):
+                    buf[:, i, :] = nl.load(x[0:128, i * 512:(i + 1) * 512])
+                    nl.store(out[0:128, i * 512:(i + 1) * 512], value=nl.exp(buf[:, i, :]))
                 return out
             """,
-            title="legacy API: a block dimension indexed by the loop variable",
+            title="legacy API: each iteration uses its own slot of a free dimension",
         ),
     )
 
@@ -250,6 +251,14 @@ buffers and load tile *i+1* into one while computing on the other.
             if old and loop.kind == "affine_range" and not inside:
                 continue  # a frontend error in legacy/0.2 (semantics family)
             found = buffers.single_buffer_use(model, graph, lf, acc, tensor_id, loop, allow_inside=inside)
+            if found is not None and inside and found.pattern == "load" and found.transfer.src is not None:
+                # A dynamic body that loads the same tensor into several
+                # buffers per trip is pipelined by hand (two tiles per trip).
+                source = found.transfer.src.base_id
+                loads = [t for t in acc.transfers if t.direction == "load" and t.src is not None
+                         and t.src.base_id == source and lf.inside(t.op_id, lid)]
+                if len(loads) > 1:
+                    continue
             if found is not None:
                 return found
         return None
@@ -275,8 +284,8 @@ buffers and load tile *i+1* into one while computing on the other.
             hint = (f"keep two buffers for {name} and alternate them (load tile i+1 into one while computing on "
                     f"the other); a dynamic loop body is emitted once, so allocating inside it is not enough")
         elif old:
-            hint = (f"allocate {name} inside the loop (one logical tile per iteration) or give it a block dimension "
-                    f"indexed by the loop variable; use nl.affine_range if the iterations are independent")
+            hint = (f"allocate {name} inside the loop (one logical tile per iteration); use nl.affine_range if the "
+                    f"iterations are independent")
         else:
             hint = (f"allocate {name} inside the loop body so each iteration gets its own tile (the compiler "
                     f"rotates buffers), or use two buffers alternating between iterations")
@@ -304,7 +313,9 @@ loop runs serialized. For PSUM this means TensorE waits for every eviction.
 Legacy direct allocation has the same trap: `ncc.sbuf.mod_alloc(base_addr=...)`
 without `num_free_tiles` allocates one physical tile, and the direct
 allocation guide's first best practice shows exactly this loop "will be
-serialized because t has only one tile alive".
+serialized because t has only one tile alive". (The guide's remedy, a block
+dimension with `num_free_tiles`, is a compile error since Neuron 2.25, when
+block dimensions were removed.)
 
 The rule fires when the address (or the mod_alloc tile count of one) is
 the same in every iteration and the tile is used as a pipeline stage in the
@@ -313,10 +324,9 @@ VectorE/ScalarE/GpSimd).
 
 **Fix:** rotate the address with the loop index, e.g.
 `address=(0, (i % 2) * size)` for two buffers (PSUM: one 2 KiB bank per
-buffer, at most 8 banks), and make sure the copies still fit; in legacy code
-allocate the tensor above the loop with a block dimension and
-`mod_alloc(base_addr=..., num_free_tiles=(2,))`. Or drop the explicit
-placement and let the compiler allocate.
+buffer, at most 8 banks), and make sure the copies still fit. Or drop the
+explicit placement and let the compiler allocate (`buffer=nl.sbuf`), which
+is the way in legacy code.
 """
     references = (
         "../shared/NKI-REFERENCE.md 3.H DB02 fixed-address-in-loop",
@@ -393,19 +403,17 @@ placement and let the compiler allocate.
             """
             import neuronxcc.nki as nki
             import neuronxcc.nki.language as nl
-            import neuronxcc.nki.compiler as ncc
 
             @nki.jit
             def exp_rows(x):
                 out = nl.ndarray((8, 128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
-                t = nl.ndarray((8, nl.par_dim(128), 512), dtype=nl.float32,
-                               buffer=ncc.sbuf.mod_alloc(base_addr=0, num_free_tiles=(2,)))
                 for i in nl.affine_range(8):
-                    t[i] = nl.load(x[i])
-                    nl.store(out[i], value=nl.exp(t[i]))
+                    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                    t[...] = nl.load(x[i])
+                    nl.store(out[i], value=nl.exp(t))
                 return out
             """,
-            title="legacy API: double buffering with num_free_tiles=(2,)",
+            title="legacy API: automatic allocation",
         ),
     )
 
@@ -433,28 +441,6 @@ placement and let the compiler allocate.
                         break
                     self._report(ctx, reporter, kernel, graph, tensor_id, loop, address, stage)
                     break
-                else:
-                    if copies == 1 and (data.get("partition_axis") or 0) > 0:
-                        self._blocks(ctx, reporter, kernel, graph, lf, acc, tensor_id, address)
-
-    def _blocks(self, ctx, reporter, kernel, graph, lf, acc, tensor_id, address) -> None:
-        """A legacy block tensor whose blocks all share one physical tile."""
-        candidates: dict[str, int] = {}
-        own = set(graph.attrs(tensor_id).get("loops", ()))
-        for op, _ in acc.touching(tensor_id):
-            for depth, lid in enumerate(graph.attrs(op).get("loops", ())):
-                if lid not in own:
-                    candidates[lid] = depth
-        for lid in sorted(candidates, key=lambda x: -candidates[x]):
-            loop = lf.loops.get(lid)
-            if loop is None or not loop.may_repeat():
-                continue
-            found = buffers.single_buffer_use(ctx.model, graph, lf, acc, tensor_id, loop, one_physical_tile=True)
-            if found is not None:
-                stage = (graph.attrs(found.dma_op).get("api", "").rsplit(".", 1)[-1],
-                         graph.attrs(found.partner_op).get("api", "").rsplit(".", 1)[-1])
-                self._report(ctx, reporter, kernel, graph, tensor_id, loop, address, stage)
-                return
 
     @staticmethod
     def _report(ctx, reporter, kernel, graph, tensor_id, loop, address, stage) -> None:
@@ -465,8 +451,7 @@ placement and let the compiler allocate.
         copies = buffers.placement_copies(address)
         if copies is not None:
             placed = "mod_alloc with a single physical tile"
-            hint = (f"allocate {name} above the loop with a block dimension indexed by the loop variable and "
-                    f"mod_alloc(..., num_free_tiles=(2,)) (or more), or use automatic allocation")
+            hint = f"use automatic allocation (buffer=nl.sbuf) for {name} so consecutive iterations get their own tiles"
         else:
             placed = f"a fixed address {_address_text(address)}"
             size = data.get("bytes_v")
@@ -621,32 +606,109 @@ case suppress the finding with `# noqa: NKI303`.
                 for loop in lf.enclosing(t.op_id):
                     if not loop.may_repeat():
                         continue
-                    if lf.access_dependence(src.node_id, loop) != INV:
+                    fixed = lf.inner_indices(t.op_id, loop)
+                    if fixed is None:
                         break
                     if any(lf.inside(w, loop.loop_id) for w in graph.ops_writing(src.base_id)):
                         break
                     if not runs_every_iteration(model, site, loop):
                         break
-                    chosen = loop
+                    dep = lf.access_dependence(src.node_id, loop, fixed)
+                    if dep == "variant":
+                        continue  # an outer loop may still repeat this whole nest
+                    if dep != INV:
+                        break
+                    if fixed and not _cache_fits(ctx, lf, t, fixed):
+                        break  # keeping the nest's blocks resident would not fit comfortably
+                    chosen = (loop, fixed)
                 if chosen is None:
                     continue
-                moved = _total_bytes(t)
-                repeat = chosen.trip_text()
-                estimate = ""
-                if moved is not None:
-                    trips = dma.exact(chosen.trip)
-                    if trips is not None:
-                        estimate = (f"; est. {dma.fmt_bytes(moved * (trips - 1))} of redundant HBM reads "
-                                    f"({trips - 1} extra DMAs of {dma.fmt_bytes(moved)})")
-                    else:
-                        estimate = f"; est. {dma.fmt_bytes(moved)} of redundant HBM reads per extra iteration"
-                reporter.at_site(
-                    site,
-                    f"{operand_text(graph, src.node_id)} is loaded again in every iteration of "
-                    f"`{chosen.header()}` ({loop_words(repeat)}): the source does not depend on the loop{estimate}",
-                    hint="load it once before the loop and reuse the tile (perf guide Opt #1)",
-                    kernel=kernel.name,
-                )
+                self._report(ctx, reporter, kernel, graph, lf, t, *chosen)
+
+    @staticmethod
+    def _report(ctx, reporter, kernel, graph, lf, t, loop, fixed) -> None:
+        src = t.hbm
+        moved = _total_bytes(t)
+        used = _mentioned_syms(graph, src.node_id) & fixed
+        nest = [lp for lp in lf.enclosing(t.op_id) if lp.may_repeat()]
+        nest = nest[:nest.index(loop) + 1] if loop in nest else [loop]
+        varying = [lp for lp in nest if lp.sym in used]
+        runs = _product(lp.trip for lp in nest)
+        distinct = _product(lp.trip for lp in varying)
+        estimate = ""
+        if runs is not None and distinct is not None:
+            extra = runs - distinct
+            if moved is not None:
+                estimate = (f"; est. {dma.fmt_bytes(moved * extra)} of redundant HBM reads ({extra} extra DMAs of "
+                            f"{dma.fmt_bytes(moved)})")
+            else:
+                estimate = f"; est. {extra} extra DMAs"
+        elif moved is not None:
+            estimate = f"; est. {dma.fmt_bytes(moved)} of redundant HBM reads per repeated DMA"
+        text = operand_text(graph, src.node_id)
+        loops_text = " / ".join(f"`{lp.header()}`" for lp in reversed(nest))
+        if not varying:
+            message = (f"{text} is loaded again in every iteration of {loops_text}: the source does not depend on "
+                       f"the loop{'s' if len(nest) > 1 else ''}{estimate}")
+            hint = f"load it once before `{loop.header()}` and reuse the tile (perf guide Opt #1)"
+        else:
+            names = ", ".join(f"`{lp.header()}`" for lp in reversed(varying))
+            side = t.onchip
+            per = dma.bytes_per_partition(side) if side is not None else None
+            cost = ""
+            if per is not None and per[2] and distinct is not None:
+                cost = f" (about {dma.fmt_bytes(per[1] * distinct)} per partition)"
+            message = (f"the loads of {text} in {names} read the same blocks in every iteration of "
+                       f"`{loop.header()}` ({loop_words(loop.trip_text())}): the source does not depend on that "
+                       f"loop{estimate}")
+            hint = (f"load those blocks once, before `{loop.header()}`, and keep them in SBUF{cost} "
+                    f"(perf guide Opt #1; matmul tutorial)")
+        reporter.at_site(graph.attrs(t.op_id).get("site"), message, hint=hint, kernel=kernel.name)
+
+
+def _product(values) -> int | None:
+    total = 1
+    for v in values:
+        n = dma.exact(v)
+        if n is None:
+            return None
+        total *= n
+    return total
+
+
+def _mentioned_syms(graph, node_id: str) -> set:
+    """Symbols the index items / access pattern of a view chain mention."""
+    from ._pipeline_loops import syms_of
+
+    out: set = set()
+    for _ in range(32):
+        data = graph.attrs(node_id)
+        if data.get("kind") != "view":
+            break
+        syms_of(data.get("index_v"), out)
+        syms_of(list((data.get("ap_v") or {}).values()), out)
+        nxt = [v for _, v, d in graph.g.out_edges(node_id, data=True) if d.get("kind") == "view_of"]
+        if not nxt:
+            break
+        node_id = nxt[0]
+    return out
+
+
+def _cache_fits(ctx: RuleContext, lf, t: dma.Transfer, fixed) -> bool:
+    """The blocks an inner loop nest loads fit in a quarter of the usable
+    SBUF per partition (so keeping them resident is a realistic fix)."""
+    side = t.onchip
+    per = dma.bytes_per_partition(side) if side is not None else None
+    if per is None or not per[2]:
+        return False
+    total = per[1]
+    for loop in lf.enclosing(t.op_id):
+        if loop.sym in fixed:
+            n = dma.exact(loop.trip)
+            if n is None:
+                return False
+            total *= n
+    return total <= ctx.target.sbuf_usable_bytes_per_partition // 4
 
 
 def _total_bytes(t: dma.Transfer) -> float | None:

@@ -291,12 +291,12 @@ class Interpreter:
         return ParamTensor(sym=Sym(param.arg), label=param.arg, reason=f"parameter {param.arg}", name=param.arg,
                            node=param, buffer="hbm" if root else "unknown", annotation_shape=shape)
 
-    def _annotation_shape(self, ann: ast.AST, module: ModuleInfo | None = None) -> tuple[Value, ...] | None:
+    def _annotation_shape(self, ann: ast.AST, module: ModuleInfo | None = None, frame: Frame | None = None) -> tuple[Value, ...] | None:
         module = module or self.module
         if isinstance(ann, ast.Subscript):
             base = module.bindings.resolve(ann.value)
             if base is not None and base.name in ("nki.typing.tensor", "nki.typing.mutable_tensor"):
-                frame = Frame(self.module_env(module), module, "<annotation>")
+                frame = frame or Frame(self.module_env(module), module, "<annotation>")
                 sl = ann.slice
                 elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
                 try:
@@ -335,7 +335,7 @@ class Interpreter:
         value = self.eval(stmt.value, frame)
         if isinstance(value, TensorV) and value.shape is None and self.graph is not None and value.node_id:
             # t: nt.tensor[128, 512] = ... states the shape.
-            shape = self._annotation_shape(stmt.annotation, frame.module)
+            shape = self._annotation_shape(stmt.annotation, frame.module, frame)
             if shape is not None:
                 value.shape = shape
                 data = self.graph.attrs(value.node_id)
@@ -568,6 +568,7 @@ class Interpreter:
         # Widen variables the body changes (loop-carried) before running it once.
         assigned = _assigned_names(body)
         before = dict(frame.vars)
+        lengths = {v: len(v.items) for v in _visible_lists(frame)}
         for name in assigned:
             if name in frame.vars:
                 frame.vars[name] = _widen(frame.vars[name], name)
@@ -587,6 +588,11 @@ class Interpreter:
         for name in assigned:
             if name in before and name in frame.vars:
                 frame.vars[name] = join(before[name], frame.vars[name])
+        # Lists the body appended to: one iteration's items, not all of them.
+        if const_int(trip) != 1:
+            for lst, length in lengths.items():
+                if len(lst.items) != length:
+                    lst.inexact = True
         if orelse:
             self.exec_block(orelse, frame)
 
@@ -784,6 +790,14 @@ class Interpreter:
             raise
         except Exception:
             return
+        if isinstance(op, ast.Eq):
+            la, ra = self._dims_of(lv), self._dims_of(rv)
+            if la is not None and ra is not None and len(la) == len(ra):
+                # a.shape == b.shape: each dimension is the other's.
+                for x, y in zip(la, ra):
+                    self._narrow(None, x, ast.Eq, y, frame, permanent)
+                    self._narrow(None, y, ast.Eq, x, frame, permanent)
+                return
         self._narrow(left, lv, type(op), rv, frame, permanent)
         mirror = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE, ast.Eq: ast.Eq, ast.NotEq: ast.NotEq}
         if type(op) in mirror:
@@ -795,6 +809,14 @@ class Interpreter:
                 mod = const_int(self.eval(left.right, frame))
                 if isinstance(base, Int) and base.sym is not None and mod:
                     base.sym.multiple_of = mod
+
+    @staticmethod
+    def _dims_of(v: Value) -> tuple[Value, ...] | None:
+        if isinstance(v, TupleV) and not v.is_list:
+            return v.items
+        if isinstance(v, ShapeV) and v.rank is not None:
+            return v.fix_rank(v.rank)
+        return None
 
     def _narrow(self, node, value: Value, op: type, other: Value, frame: Frame, permanent: bool) -> None:
         ob = int_bounds(other)
@@ -1014,6 +1036,11 @@ class Interpreter:
     def subscript(self, base: Value, index: Value, node: ast.AST, frame: Frame) -> Value:
         if isinstance(base, TensorV):
             return self.view(base, index, node, frame)
+        if isinstance(base, TupleV) and base.inexact and base.items:
+            out = base.items[0]
+            for x in base.items[1:]:
+                out = join(out, x)
+            return out if not isinstance(index, SliceV) else TupleV(base.items, is_list=base.is_list, inexact=True)
         if isinstance(base, TupleV):
             i = const_int(index)
             if i is not None:
@@ -1059,13 +1086,14 @@ class Interpreter:
                 return _TypeSpec(index)
             return self.unknown("subscript of an API object")
         if isinstance(base, IndexV):
-            # nl.arange(n)[:, None] / [None, :]
+            # nl.arange(n)[:, None], [None, :], [None, :, None], ...: the slice
+            # position is the axis the index varies along.
             items = index.items if isinstance(index, TupleV) else (index,)
-            if len(items) == 2:
-                if isinstance(items[1], Const) and items[1].value is None:
-                    return IndexV(base.extent, (base.extent, Const(1)), base.offset, label=base.label)
-                if isinstance(items[0], Const) and items[0].value is None:
-                    return IndexV(base.extent, (Const(1), base.extent), base.offset, label=base.label)
+            if len(items) >= 2 and sum(1 for x in items if isinstance(x, SliceV)) == 1 and all(
+                isinstance(x, SliceV) or (isinstance(x, Const) and x.value is None) for x in items
+            ):
+                shape = tuple(base.extent if isinstance(x, SliceV) else Const(1) for x in items)
+                return IndexV(base.extent, shape, base.offset, label=base.label)
             return base
         if isinstance(base, FuncV):
             # kernel[grid](...) SPMD launch: same function.
@@ -1230,13 +1258,7 @@ class Interpreter:
             name = _BINOP_NAMES.get(type(op), "add")
             return self._elementwise(f"nki.language.{name}", [left, right], node, frame)
         if isinstance(left, IndexV) or isinstance(right, IndexV):
-            idx = left if isinstance(left, IndexV) else right
-            other = right if idx is left else left
-            if isinstance(op, ast.Add):
-                return IndexV(idx.extent, idx.axis_shape, int_binop(ast.Add, idx.offset, other))
-            if isinstance(op, ast.Mult):
-                return IndexV(idx.extent, idx.axis_shape, idx.offset)
-            return IndexV(idx.extent, idx.axis_shape, idx.offset)
+            return _index_arith(op, left, right)
         if isinstance(left, Const) and isinstance(right, Const):
             out = _py_binop(op, left.value, right.value)
             if out is not _NOPE:
@@ -1504,8 +1526,14 @@ class Interpreter:
             bounds = [int_bounds(x) for x in items]
             if all(b is not None for b in bounds):
                 if short == "min":
-                    return make_int(min(b[0] for b in bounds), min(b[1] for b in bounds), label=self.text(node))
-                return make_int(max(b[0] for b in bounds), max(b[1] for b in bounds), label=self.text(node))
+                    lo, hi = min(b[0] for b in bounds), min(b[1] for b in bounds)
+                else:
+                    lo, hi = max(b[0] for b in bounds), max(b[1] for b in bounds)
+                if lo == hi and lo not in (INF, -INF):
+                    return Const(int(lo), label=self.text(node))
+                # min/max of independent quantities reach both ends of the range.
+                label = self.text(node)
+                return Int(sym=Sym(label, lo, hi, derived=True), label=label, reason=short)
             # min(x, 128) with x unknown is still at most 128.
             known = [b for b in bounds if b is not None]
             if short == "min" and known:
@@ -1515,6 +1543,8 @@ class Interpreter:
             return self.unknown(short)
         if short == "len":
             if args and isinstance(args[0], TupleV):
+                if args[0].inexact:
+                    return Int(0, INF, reason="length of a list grown in a loop")
                 return Const(len(args[0].items))
             if args and isinstance(args[0], ShapeV) and args[0].rank is not None:
                 return Const(args[0].rank)
@@ -1707,9 +1737,11 @@ class Interpreter:
             if value.rank is None:
                 return None, 0
             items = list(value.fix_rank(value.rank))
-        elif int_bounds(value) is not None:
+        elif int_bounds(value) is not None and not isinstance(value, ParamTensor):
             items = [value]
         else:
+            return None, 0
+        if isinstance(value, TupleV) and value.inexact:
             return None, 0
         axis = 0
         dims: list[Value] = []
@@ -1752,7 +1784,7 @@ class Interpreter:
             like = args[0] if args else kwargs.get("a", kwargs.get("x"))
             if isinstance(like, ParamTensor):
                 like = self.materialize(like, node)
-            shape = like.shape if isinstance(like, TensorV) else None
+            shape = self.shape_of(like) if isinstance(like, TensorV) else None
             axis = like.partition_axis if isinstance(like, TensorV) else 0
             dtype = self._arg(info, args, kwargs, "dtype")
             if dtype is None or (isinstance(dtype, Const) and dtype.value is None):
@@ -1890,7 +1922,9 @@ class Interpreter:
             # .ap(pattern=[[stride, count], ...]): the counts are the view's shape.
             pattern = kwargs.get("pattern", args[0] if args else None)
             shape = None
-            if isinstance(pattern, TupleV) and all(isinstance(p, TupleV) and len(p.items) == 2 for p in pattern.items):
+            if isinstance(pattern, TupleV) and not pattern.inexact and all(
+                isinstance(p, TupleV) and len(p.items) == 2 for p in pattern.items
+            ):
                 shape = tuple(p.items[1] for p in pattern.items)
             out = self._derived_view(base, shape, node, frame, "ap")
             if isinstance(out, TensorV) and "dtype" in kwargs:
@@ -1912,6 +1946,13 @@ class Interpreter:
             )
             self.graph.add_edge(view_id, base.node_id, "view_of")
         return TensorV(view_id, base.tensor_id, tuple(shape) if shape is not None else None, base.dtype, base.buffer, label=base.label)
+
+    @staticmethod
+    def shape_of(t: TensorV) -> tuple[Value, ...] | None:
+        """A tensor's shape, including a parameter's once its rank is known."""
+        if t.shape is None and isinstance(t, _TensorWithShapeObj) and t.shape_obj is not None and t.shape_obj.rank is not None:
+            return t.shape_obj.fix_rank(t.shape_obj.rank)
+        return t.shape
 
     def _elementwise(self, name: str, operands: list[Value], node, frame) -> Value:
         info = api.classify(name) or api.ApiInfo(name, "nki.language", name.rsplit(".", 1)[-1], "compute", api.ENGINE_ANY)
@@ -2002,10 +2043,12 @@ class Interpreter:
         shape: tuple[Value, ...] | None = None
         dtype: Value = named.get("dtype") if isinstance(named.get("dtype"), DType) else (tensors[0].dtype if tensors else self.unknown("dtype"))
         buffer = api.legacy_result_buffer(info, engine)
+        tensors_shapes = [self.shape_of(t) for t in tensors]
         if info.short in ("load", "load_transpose2d"):
             src = named.get("src") or (tensors[0] if tensors else None)
-            if isinstance(src, TensorV) and src.shape is not None:
-                shape = src.shape if info.short == "load" else tuple(reversed(src.shape)) if len(src.shape) == 2 else src.shape
+            src_shape = self.shape_of(src) if isinstance(src, TensorV) else None
+            if src_shape is not None:
+                shape = src_shape if info.short == "load" else tuple(reversed(src_shape)) if len(src_shape) == 2 else src_shape
             buffer = "sbuf"
             if isinstance(src, TensorV):
                 dtype = named.get("dtype") if isinstance(named.get("dtype"), DType) else src.dtype
@@ -2038,8 +2081,11 @@ class Interpreter:
                     shape = tuple(d for d in shape if d is not None)
                     if len(shape) == 1:
                         shape = shape + (Const(1),)
+        elif info.short == "broadcast_to":
+            target = named.get("shape")
+            shape, _ = self._shape_tuple(target) if target is not None else (None, 0)
         elif tensors:
-            shape = _broadcast([t.shape for t in tensors])
+            shape = _broadcast(tensors_shapes)
         explicit = named.get("dtype")
         if explicit is not None and not (isinstance(explicit, Const) and explicit.value is None):
             dtype = explicit  # dtype= given: the result has it, known or not
@@ -2235,6 +2281,45 @@ class _Placement(Value):
 class _Decorator(Value):
     qual: Qual
     label: str | None = None
+
+
+def _index_arith(op: ast.operator, left: Value, right: Value) -> Value:
+    """Arithmetic on legacy index expressions.
+
+    Two index expressions combine by broadcasting their axis shapes (as
+    numpy does: ``i_f1 * 8 + i_f2`` spans both axes); an index and a number
+    shift or scale the index's offset.
+    """
+    if isinstance(left, IndexV) and isinstance(right, IndexV):
+        shape = _broadcast([left.axis_shape, right.axis_shape]) or left.axis_shape
+        extent = int_binop(ast.Mult, left.extent, right.extent)
+        offset = int_binop(type(op), left.offset, right.offset) if isinstance(op, (ast.Add, ast.Sub)) else Unknown("index offset")
+        return IndexV(extent, shape, offset)
+    idx = left if isinstance(left, IndexV) else right
+    other = right if idx is left else left
+    if isinstance(op, ast.Add):
+        return IndexV(idx.extent, idx.axis_shape, int_binop(ast.Add, idx.offset, other))
+    if isinstance(op, ast.Sub) and idx is left:
+        return IndexV(idx.extent, idx.axis_shape, int_binop(ast.Sub, idx.offset, other))
+    if isinstance(op, ast.Mult):
+        return IndexV(idx.extent, idx.axis_shape, int_binop(ast.Mult, idx.offset, other))
+    return IndexV(idx.extent, idx.axis_shape, Unknown("index offset"))
+
+
+def _visible_lists(frame: Frame) -> list[TupleV]:
+    """Lists reachable from the frame's variables (and object attributes)."""
+    out: dict[int, TupleV] = {}
+    f: Frame | None = frame
+    while f is not None:
+        for value in f.vars.values():
+            if isinstance(value, TupleV) and value.is_list:
+                out[id(value)] = value
+            elif isinstance(value, ObjectV):
+                for attr in value.attrs.values():
+                    if isinstance(attr, TupleV) and attr.is_list:
+                        out[id(attr)] = attr
+        f = f.parent
+    return list(out.values())
 
 
 def _freeze(value: Value) -> Value:

@@ -61,6 +61,10 @@ class Sym:
     hi: float = INF
     multiple_of: int | None = None
     ident: int = field(default_factory=lambda: next(_sym_ids))
+    # Stands for a value computed from others (min/max, a branch join): its
+    # range is attainable on its own, but it is not independent of other
+    # symbols, so it never enters an affine form with them.
+    derived: bool = False
 
     def narrow(self, lo: float | None = None, hi: float | None = None) -> None:
         if lo is not None and lo > self.lo:
@@ -125,6 +129,11 @@ def linear(v: "Value") -> tuple[dict, int] | None:
     return None
 
 
+def _mixes_derived(ta: dict, tb: dict) -> bool:
+    syms = set(ta) | set(tb)
+    return len(syms) > 1 and any(sym.derived for sym in syms)
+
+
 def from_linear(terms: dict, offset: int, label: str | None = None) -> "Value":
     terms = {s: c for s, c in terms.items() if c != 0}
     if not terms:
@@ -141,6 +150,8 @@ class TupleV(Value):
     items: tuple[Value, ...]
     label: str | None = None
     is_list: bool = False
+    # A list grown inside a loop: its length and items are not known exactly.
+    inexact: bool = False
 
     def __repr__(self) -> str:
         return f"{'List' if self.is_list else 'Tuple'}{list(self.items)!r}"
@@ -365,6 +376,8 @@ def int_binop(op: type, a: Value, b: Value, label: str | None = None) -> Value:
             return Int(sym=Sym(label or "value"), label=label, reason="computed from an unknown value")
         return Unknown("non-integer arithmetic", label=label)
     la, lb = linear(a), linear(b)
+    if la is not None and lb is not None and _mixes_derived(la[0], lb[0]):
+        la = lb = None  # correlated quantities: plain interval arithmetic below
     if la is not None and lb is not None:
         ta, oa = la
         tb, ob = lb
@@ -458,7 +471,7 @@ def join(a: Value, b: Value) -> Value:
             return Const(int(lo), label=a.label or b.label)
         # A fresh symbol, so that later asserts can still narrow the joined value.
         label = a.label or b.label
-        return Int(sym=Sym(label or "value", lo, hi), label=label, reason="joined")
+        return Int(sym=Sym(label or "value", lo, hi, derived=True), label=label, reason="joined")
     if isinstance(a, TupleV) and isinstance(b, TupleV) and len(a.items) == len(b.items):
         return TupleV(tuple(join(x, y) for x, y in zip(a.items, b.items)), is_list=a.is_list)
     if (ba is not None and isinstance(b, Unknown)) or (bb is not None and isinstance(a, Unknown)):
