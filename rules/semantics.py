@@ -45,6 +45,17 @@ def _dialect(f: FileFacts) -> str:
     return "legacy NKI (neuronxcc.nki)" if f.model.legacy else f"NKI {f.model.version}"
 
 
+def _truth_tested(f: FileFacts, node: ast.BoolOp) -> list[ast.AST]:
+    """Operands of `and`/`or` whose truth value Python takes: all but the
+    last, and the last too when the whole expression is itself tested."""
+    parent = f.parent(node)
+    tested = (
+        isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert)) and getattr(parent, "test", None) is node
+    ) or isinstance(parent, ast.BoolOp) or (isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not)) or (
+        isinstance(parent, ast.comprehension) and node in parent.ifs)
+    return list(node.values) if tested else list(node.values[:-1])
+
+
 # ---------------------------------------------------------------------------
 # Control flow on tensor values
 
@@ -326,7 +337,7 @@ kernels (where the truth value is at best constant).
                 operands: list[tuple[ast.AST, str]] = []
                 if isinstance(node, ast.BoolOp):
                     word = "and" if isinstance(node.op, ast.And) else "or"
-                    operands = [(v, word) for v in node.values]
+                    operands = [(v, word) for v in _truth_tested(f, node)]
                 elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
                     operands = [(node.operand, "not")]
                 elif (
@@ -469,7 +480,7 @@ and `~`.
                         )
                 operands: list[tuple[ast.AST, str]] = []
                 if isinstance(node, ast.BoolOp):
-                    operands = [(v, "and" if isinstance(node.op, ast.And) else "or") for v in node.values]
+                    operands = [(v, "and" if isinstance(node.op, ast.And) else "or") for v in _truth_tested(f, node)]
                 elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
                     operands = [(node.operand, "not")]
                 for operand, word in operands:
@@ -1698,7 +1709,7 @@ each other, use `nl.sequential_range` (legacy / 0.2) or `range`.
             for op_id, op in graph.ops():
                 loops = [l for l in op.get("loops", ()) if graph.attrs(l).get("loop_kind") == "affine_range"]
                 site = op.get("site")
-                if not loops or site is None or not f.model.in_this_file(site):
+                if not loops or site is None or not f.model.in_this_file(site) or _in_dead_loop(graph, op["loops"]):
                     continue
                 for target, edge in graph.writes(op_id):
                     param = edge.get("param")
@@ -2640,8 +2651,7 @@ with a `mask=` (which may cut the range), are not reported.
             if fn is None or _guarded(f, fn, sub, data.get("site")):
                 continue
             loops = data.get("loops", ())
-            if any(q.upper(graph.attrs(l).get("trip_v")) in (None, 0) or q.upper(graph.attrs(l).get("trip_v")) == 0
-                   for l in loops):
+            if _in_dead_loop(graph, loops):
                 continue
             exact_loops = all(const_int(graph.attrs(l).get("trip_v")) is not None for l in loops)
             if f.model.legacy and any(kw.arg == "mask" for o in _ops_on_view(graph, view_id)
@@ -3344,7 +3354,7 @@ source first (`nl.sum(x, axis=1, keepdims=True)`).
                 if not (op.get("assignment") or store):
                     continue
                 site = op.get("site")
-                if site is None:
+                if site is None or _in_dead_loop(graph, op.get("loops", ())):
                     continue
                 value = next((s for s, e in graph.reads(op_id) if e.get("param") == "value"), None)
                 dst = next((t for t, e in graph.writes(op_id) if e.get("param") == "dst"), None)
@@ -3370,6 +3380,11 @@ source first (`nl.sum(x, axis=1, keepdims=True)`).
                     hint="make the destination as large as the source, slice the source, or reduce it first",
                     kernel=kernel.name,
                 )
+
+
+def _in_dead_loop(graph, loops) -> bool:
+    """Inside a loop whose trip count is provably 0 (the code never runs)."""
+    return any(q.upper(graph.attrs(l).get("trip_v")) == 0 for l in loops)
 
 
 def _strip_ones(dims: list) -> list:
