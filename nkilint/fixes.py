@@ -305,6 +305,27 @@ def unified_diff(path: str, before: str, after: str) -> str:
     return "".join(out)
 
 
+def _fixed_count(before: list[Finding], after: list[Finding], unsafe: bool) -> int:
+    """How many findings that had an applicable fix are gone after fixing.
+
+    Findings are matched by rule and message (positions move when a fix
+    changes the lines above); new findings that a fix brings up (another
+    rule now seeing the rewritten code) do not reduce the count."""
+    from collections import Counter
+
+    remaining = Counter((f.rule_id, f.message) for f in after if not f.suppressed)
+    count = 0
+    for f in before:
+        if f.suppressed or f.fix is None or (not f.fix.safe and not unsafe):
+            continue
+        key = (f.rule_id, f.message)
+        if remaining[key]:
+            remaining[key] -= 1
+        else:
+            count += 1
+    return count
+
+
 def _unsafe_only(findings: list[Finding], unsafe: bool) -> int:
     if unsafe:
         return 0
@@ -364,8 +385,7 @@ def apply_fixes_to_run(run, checker, write: bool, unsafe: bool, stdin: bool = Fa
             report.unsafe_available += _unsafe_only(result.findings, unsafe)
             continue
         new_result = _check_again(checker, after, result.path, disk_path)
-        before_count = len([f for f in result.findings if not f.suppressed])
-        fixed_count = max(before_count - len([f for f in new_result.findings if not f.suppressed]), 0)
+        fixed_count = _fixed_count(result.findings, new_result.findings, unsafe)
         if write and disk_path is not None:
             try:
                 write_atomically(disk_path, result.text, after)
