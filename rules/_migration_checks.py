@@ -488,10 +488,9 @@ def _keywords(s: Scan, call: ast.Call, qual: Qual, name: str, sig, v: NkiVersion
         earlier = [x for x in history if x < v]
         later = [x for x in history if x > v]
         if earlier:
-            since = _first_missing_version(tuple(earlier), v)
             s.add("NKI605", kw, s.level(gen, kw),
-                  f"`{short}(..., {kw.arg}=)` was removed in NKI {since} (accepted up to NKI {max(earlier)}); "
-                  f"the target is NKI {v}{s.port_note(gen)}",
+                  f"`{short}(..., {kw.arg}=)` is not a parameter of `{short}` in NKI {v} (last documented in NKI "
+                  f"{max(earlier)}){s.port_note(gen)}",
                   hint=f"drop {kw.arg}= and use the NKI {v} parameters: {', '.join(sorted(sig.keyword_names()))}", gen=gen)
             continue
         level = W if (gen is Gen.LEGACY and v < V0_2) else s.level(gen, kw)
