@@ -119,9 +119,13 @@ Rewriting the import alone is **not** semantics-preserving: the same names
 mean different things in the two generations (ISA calls that returned tiles
 now need a destination, `affine_range` loops became sequential, loop bodies
 are traced with Python semantics). So nkilint offers the import rewrite only
-as an unsafe fix (`--fix --unsafe-fixes`), and only when no other migration
-rule reports anything in the file's legacy code (everything it uses exists
-unchanged in the target).
+as an unsafe fix (`--fix --unsafe-fixes`), only when no other migration rule
+reports anything in the file's legacy code (everything it uses exists
+unchanged in the target), and for all legacy imports of the file or none:
+an import whose module has no `nki.*` counterpart in the target
+(`neuronxcc.nki.kernels`, `neuronxcc.nki.compiler`, `nki.typing` before
+0.3) or that binds `neuronxcc` itself (`import neuronxcc.nki.language`)
+blocks the rewrite, since a half-rewritten file would mix both namespaces.
 """
     references = (
         f"{_MIGRATION} (Migrating from NKI 0.3.0 to 0.4.0; Migrating from NKI 0.1.0 to 0.2.0)",
