@@ -131,6 +131,17 @@ def _doc_only_op(name: str, version: NkiVersion) -> bool:
     return bool(sig and sig.call_unsupported and version < V0_3)
 
 
+def _name_loads(s: Scan) -> dict[str, list[ast.Name]]:
+    cached = getattr(s, "_loads", None)
+    if cached is None:
+        cached = {}
+        for node in s.nodes:
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                cached.setdefault(node.id, []).append(node)
+        s._loads = cached
+    return cached
+
+
 def _locally_assigned(s: Scan) -> set[str]:
     cached = getattr(s, "_assigned", None)
     if cached is None:
@@ -170,8 +181,7 @@ def _imports(s: Scan) -> None:
         where = alias if alias is not None and hasattr(alias, "lineno") else rec.node
         device = None
         if s.is_legacy_port(qual.gen) and s.version >= V0_4:
-            device = any(isinstance(n, ast.Name) and n.id == rec.local and isinstance(n.ctx, ast.Load)
-                         and s.in_device(n) for n in s.nodes)
+            device = any(s.in_device(n) for n in _name_loads(s).get(rec.local, ()))
         _classify(s, where, qual, at_import=True, display=f"`{rec.module}.{alias.name if alias else rec.local}`",
                   device=device)
 
@@ -800,8 +810,9 @@ def _root_kernels(s: Scan) -> dict[ast.AST, Gen]:
 
 
 def _called_from_device(s: Scan, name: str) -> bool:
-    for n in s.nodes:
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name and s.in_device(n):
+    for n in _name_loads(s).get(name, ()):
+        call = s.parents.get(id(n))
+        if isinstance(call, ast.Call) and call.func is n and s.in_device(call):
             return True
     return False
 

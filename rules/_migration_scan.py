@@ -217,9 +217,18 @@ def scan(ctx: RuleContext) -> Scan:
     cached = getattr(ctx, "_nkilint_migration_scan", None)
     if cached is not None:
         return cached
-    bindings = collect_bindings(ctx.tree)
-    s = Scan(ctx, bindings, ctx.nki_version)
+    if "nki" not in ctx.source.text:
+        # No NKI import can exist: nothing to scan (most host-only files).
+        s = Scan(ctx, Bindings(), ctx.nki_version)
+        setattr(ctx, "_nkilint_migration_scan", s)
+        return s
+    s = Scan(ctx, Bindings(), ctx.nki_version)
     _index(s)
+    # Bindings from the import statements only (collect_bindings walks the
+    # tree it is given; the index already found every import).
+    imports = [n for n in s.nodes if isinstance(n, (ast.Import, ast.ImportFrom))]
+    bindings = collect_bindings(ast.Module(body=imports, type_ignores=[]))
+    s.bindings = bindings
     if bindings.dialect.value != "none" or bindings.star_modules:
         from . import _migration_checks as checks
 
@@ -230,20 +239,36 @@ def scan(ctx: RuleContext) -> Scan:
 
 def _index(s: Scan) -> None:
     """Parents and the function whose body holds each node (decorators,
-    defaults and annotations belong to the enclosing scope)."""
+    defaults and annotations belong to the enclosing scope). One pass; the
+    loop avoids ast.iter_child_nodes' generator overhead (big files)."""
+    parents = s.parents
+    body_func = s.body_func
+    nodes = s.nodes
+    scoped = FUNCS + (ast.Lambda,)
+    AST = ast.AST
     stack: list[tuple[ast.AST, ast.AST | None]] = [(s.ctx.tree, None)]
+    pop, push = stack.pop, stack.append
     while stack:
-        node, fn = stack.pop()
-        s.nodes.append(node)
-        body_ids = set()
-        if isinstance(node, FUNCS + (ast.Lambda,)):
+        node, fn = pop()
+        nodes.append(node)
+        body_ids: set[int] = set()
+        if isinstance(node, scoped):
             body = node.body if isinstance(node.body, list) else [node.body]
             body_ids = {id(b) for b in body}
-        for child in ast.iter_child_nodes(node):
-            s.parents[id(child)] = node
-            child_fn = node if id(child) in body_ids else fn
-            s.body_func[id(child)] = child_fn
-            stack.append((child, child_fn))
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                for child in value:
+                    if isinstance(child, AST):
+                        child_fn = node if id(child) in body_ids else fn
+                        parents[id(child)] = node
+                        body_func[id(child)] = child_fn
+                        push((child, child_fn))
+            elif isinstance(value, AST):
+                child_fn = node if id(value) in body_ids else fn
+                parents[id(value)] = node
+                body_func[id(value)] = child_fn
+                push((value, child_fn))
 
 
 @lru_cache(maxsize=4096)

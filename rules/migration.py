@@ -825,6 +825,34 @@ legacy compiler gives `range` and `affine_range` different schedules.
             title="NKI 0.3: sequential_range is deprecated, static_range is not yet",
             nki_version="0.3",
         ),
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def k(a):
+                out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+                for i in nl.affine_range(4):
+                    nl.store(out, value=nl.load(a))
+                return out
+            """,
+            lines=[7],
+            title="legacy code, target 0.6: the rewrite is unsafe (legacy affine_range allowed reordering)",
+            nki_version="0.6",
+            unsafe_fixes=True,
+            fixed="""
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def k(a):
+                out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+                for i in range(4):
+                    nl.store(out, value=nl.load(a))
+                return out
+            """,
+        ),
         valid(
             """
             import nki
