@@ -23,7 +23,7 @@ from nkilint.model.values import Const, DsV, Int, SliceV, Unknown, const_int, in
 
 from . import _flow as fl
 from . import _gpu_names as gn
-from ._device_scan import FileScan, chain_root, chain_text, classify_chain, docstring_node
+from ._device_scan import FileScan, chain_text, classify_chain
 
 
 @dataclass
@@ -112,7 +112,7 @@ WARP_NAMES = {"WARP_SIZE", "warp_size", "WARPSIZE", "kWarpSize", "THREADS_PER_WA
 def warp_size_constants(ctx: RuleContext, s: FileScan) -> Iterator[tuple[ast.FunctionDef, ast.AST, str]]:
     seen: set[int] = set()
     for fn in s.device_functions:
-        for node in ast.walk(fn):
+        for node in s.nodes(fn):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in WARP_NAMES:
                 owner = s.function_of(node) or fn
                 if id(owner) in seen:
@@ -128,7 +128,7 @@ def warp_size_constants(ctx: RuleContext, s: FileScan) -> Iterator[tuple[ast.Fun
 # ------------------------------------------------------------------ NKI407 foreign JIT decorators
 def foreign_jit_decorators(ctx: RuleContext, s: FileScan) -> Iterator[tuple[ast.FunctionDef, ast.AST, str]]:
     model = ctx.model
-    for fn in ast.walk(ctx.tree):
+    for fn in s.all_nodes:
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or not model.is_device_function(fn):
             continue
         for deco in fn.decorator_list:
@@ -142,7 +142,7 @@ def foreign_jit_decorators(ctx: RuleContext, s: FileScan) -> Iterator[tuple[ast.
 def launch_option_sites(ctx: RuleContext, s: FileScan) -> Iterator[tuple[ast.AST, str, str | None]]:
     kernels = kernel_fn_names(ctx)
     for fn in s.device_functions:
-        for node in ast.walk(fn):
+        for node in s.nodes(fn):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 args = node.args
                 for a in args.posonlyargs + args.args + args.kwonlyargs:
@@ -152,7 +152,7 @@ def launch_option_sites(ctx: RuleContext, s: FileScan) -> Iterator[tuple[ast.AST
                             f"CTAs do not exist on Trainium; tile sizes come from nl.tile_size (pmax 128, "
                             f"gemm_moving_fmax 512)"
                         ), node.name
-    for node in ast.walk(ctx.tree):
+    for node in s.all_nodes:
         if not isinstance(node, ast.Call):
             continue
         in_device = s.in_device(node)
@@ -188,7 +188,7 @@ def _lambda_bound(scope: ast.AST | None, name: str) -> bool:
 def launch_grids(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
     kernels = kernel_fn_names(ctx, roots_only=True)
     legacy = ctx.model.legacy
-    for node in ast.walk(ctx.tree):
+    for node in s.all_nodes:
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript)):
             continue
         sub = node.func
@@ -240,14 +240,14 @@ _SIZE_RX = re.compile(r"blockDim|gridDim|gridsize|num_programs")
 
 def _id_sources(s: FileScan, fn: ast.FunctionDef) -> tuple[set[int], set[str], set[int], set[str]]:
     """GPU id nodes in fn and names derived from them; grid-size nodes and names."""
-    inside = {id(n) for n in ast.walk(fn)}
+    inside = {id(n) for n in s.nodes(fn)}
     id_nodes = {id(h.node) for h in s.of(*_ID_CATEGORIES) if id(h.node) in inside}
     size_nodes = {
         id(h.node) for h in s.of(gn.BLOCK, gn.PROGRAM_ID) if id(h.node) in inside and _SIZE_RX.search(chain_text(h.node))
     }
     id_names: set[str] = set()
     size_names: set[str] = set()
-    assigns = [n for n in ast.walk(fn) if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)]
+    assigns = [n for n in s.nodes(fn) if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)]
     for _ in range(3):
         for node in assigns:
             target = node.targets[0].id
@@ -274,7 +274,7 @@ def grid_stride_loops(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
         id_nodes, id_names, size_nodes, size_names = _id_sources(s, fn)
         if not id_nodes:
             continue
-        for node in ast.walk(fn):
+        for node in s.nodes(fn):
             if isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and len(node.iter.args) >= 3:
                 start, step = node.iter.args[0], node.iter.args[2]
                 if _mentions(start, id_nodes, id_names) and _mentions(step, size_nodes, size_names):
@@ -306,21 +306,21 @@ def one_tile_per_program(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
             continue
         fn = kernel.node
         pid_calls = [
-            n for n in ast.walk(fn)
+            n for n in s.nodes(fn)
             if isinstance(n, ast.Call) and nki_name(ctx, n.func) == "nki.language.program_id"
         ]
         if not pid_calls:
             continue
         pid_names: set[str] = set()
-        assigns = [n for n in ast.walk(fn) if isinstance(n, ast.Assign)]
+        assigns = [n for n in s.nodes(fn) if isinstance(n, ast.Assign)]
         for _ in range(3):
             for node in assigns:
                 if any(c in pid_calls or (isinstance(c, ast.Name) and c.id in pid_names) for c in ast.walk(node.value)):
                     pid_names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-        if any(isinstance(n, ast.Assert) and "num_programs" in ast.unparse(n) for n in ast.walk(fn)):
+        if any(isinstance(n, ast.Assert) and "num_programs" in ast.unparse(n) for n in s.nodes(fn)):
             continue
         tiled = None
-        for node in ast.walk(fn):
+        for node in s.nodes(fn):
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
                 if any(c in pid_calls for c in ast.walk(node)) or any(
                         isinstance(n, ast.Name) and n.id in pid_names for n in ast.walk(node)):
@@ -602,7 +602,7 @@ def _tile_work(ctx: RuleContext, body: list[ast.stmt], var: str) -> bool:
 
 def log_step_trees(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
     for fn in s.device_functions:
-        for node in ast.walk(fn):
+        for node in s.nodes(fn):
             if isinstance(node, ast.While):
                 names = [n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)]
                 for var in names:
@@ -674,7 +674,7 @@ def pointer_arithmetic(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
             if data.get("origin") == "param" and data.get("name"):
                 tensor_params.setdefault(str(data.get("function")), set()).add(str(data["name"]))
     for fn in s.device_functions:
-        for node in ast.walk(fn):
+        for node in s.nodes(fn):
             owner = s.function_of(node) or fn
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "data_ptr":
                 yield Spot(node, (
@@ -693,7 +693,9 @@ def pointer_arithmetic(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
                         if isinstance(sub, ast.BinOp) and isinstance(sub.op, (ast.Add, ast.Sub)):
                             sides = [sub.left, sub.right]
                             ptr = [x.id for x in sides if isinstance(x, ast.Name) and x.id in pointers and x.id in params]
-                            if ptr:
+                            others = [x for x in sides if not (isinstance(x, ast.Name) and x.id in ptr)]
+                            # tensor + tensor is elementwise arithmetic on HBM, not an address.
+                            if ptr and not any(isinstance(x, ast.Name) and x.id in pointers for x in others):
                                 yield Spot(sub, (
                                     f"{ast.unparse(sub)} adds offsets to the kernel argument {ptr[0]} as if it were a "
                                     f"pointer: NKI tensors are shaped views, so this is at best elementwise arithmetic "
@@ -716,7 +718,7 @@ _STRIDE = re.compile(r"(?i)^stride|stride_|_stride$|^s[xyz]?_?[mnk]$")
 
 def flat_index_math(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
     for fn in s.device_functions:
-        for node in ast.walk(fn):
+        for node in s.nodes(fn):
             if not isinstance(node, ast.Subscript):
                 continue
             strides = [
@@ -737,7 +739,7 @@ def flat_index_math(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
 # ------------------------------------------------------------------ NKI425 masked loads
 def masked_loads(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
     for fn in s.device_functions:
-        for node in ast.walk(fn):
+        for node in s.nodes(fn):
             if isinstance(node, ast.Call) and nki_name(ctx, node.func):
                 other = next((k for k in node.keywords if k.arg == "other"), None)
                 if other is not None:
@@ -791,12 +793,12 @@ def runtime_api(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
         if not device and (not has_kernels or _guarded(s, hit.node)):
             continue
         yield _runtime_spot(hit.node, chain_text(hit.node), device, s)
-    for node in ast.walk(ctx.tree):
+    for node in s.all_nodes:
         if not isinstance(node, ast.Call):
             continue
         text = None
         if isinstance(node.func, ast.Attribute) and node.func.attr == "cuda" and not other_name(ctx, node.func):
-            text = f".cuda()"
+            text = ".cuda()"
         elif isinstance(node.func, ast.Attribute) and node.func.attr == "to" and node.args and _cuda_string(node.args[0]):
             text = f".to({ast.unparse(node.args[0])})"
         elif (other_name(ctx, node.func) or "") == "torch.device" and node.args and _cuda_string(node.args[0]):
@@ -839,7 +841,7 @@ def host_library_on_tiles(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
             if data.get("name") and data.get("function"):
                 names_by_fn.setdefault(str(data["function"]), set()).add(str(data["name"]))
     for fn in s.device_functions:
-        for node in ast.walk(fn):
+        for node in s.nodes(fn):
             if not isinstance(node, ast.Call):
                 continue
             owner = s.function_of(node) or fn
@@ -893,7 +895,7 @@ def gpu_dtypes(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
         yield Spot(hit.node, _dtype_message(hit.gpu.shown, s.function_of(hit.node)), Level.ERROR,
                    (s.function_of(hit.node) or hit.function).name if (s.function_of(hit.node) or hit.function) else None)
     for fn in s.device_functions:
-        for node in ast.walk(fn):
+        for node in s.nodes(fn):
             if isinstance(node, ast.keyword) and node.arg == "dtype" and isinstance(node.value, ast.Name) and \
                     node.value.id in ("float", "complex") and node.value.id not in s.bound:
                 owner = s.function_of(node) or fn
@@ -925,7 +927,7 @@ def pow2_padding(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
         fn = s.function_of(hit.node) or hit.function
         yield Spot(hit.call or hit.node, _pow2_message(chain_text(hit.node), fn), kernel=fn.name if fn else None)
     for fn in s.device_functions:
-        for node in ast.walk(fn):
+        for node in s.nodes(fn):
             if isinstance(node, ast.BinOp) and (
                 (isinstance(node.op, ast.LShift) and isinstance(node.left, ast.Constant) and node.left.value == 1)
                 or (isinstance(node.op, ast.Pow) and isinstance(node.left, ast.Constant) and node.left.value == 2)
@@ -963,7 +965,7 @@ def _string_value(ctx: RuleContext, node: ast.AST, scope: ast.AST | None) -> str
 
 
 def gpu_source_strings(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
-    for node in ast.walk(ctx.tree):
+    for node in s.all_nodes:
         if not isinstance(node, ast.Call):
             continue
         qual = other_name(ctx, node.func)
@@ -984,10 +986,10 @@ def gpu_source_strings(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
 
 
 # ------------------------------------------------------------------ NKI432 GPU framework imports
-def gpu_imports(ctx: RuleContext) -> Iterator[Spot]:
+def gpu_imports(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
     if not ctx.model.kernels:
         return
-    for node in ast.walk(ctx.tree):
+    for node in s.all_nodes:
         paths: list[str] = []
         if isinstance(node, ast.Import):
             paths = [a.name for a in node.names]
@@ -1025,7 +1027,7 @@ def port_residue(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
                 toks = residue_tokens(text)
                 if toks:
                     lines.setdefault(line, []).extend(toks)
-        for node in ast.walk(fn):
+        for node in s.nodes(fn):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) > 3:
                 parent = s.parent(node)
                 if isinstance(parent, ast.keyword) or isinstance(s.parent(parent) if parent else None, ast.Call):
@@ -1052,7 +1054,7 @@ def program_id_axes(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
     if ctx.model.legacy:
         return
     for fn in s.device_functions:
-        for node in ast.walk(fn):
+        for node in s.nodes(fn):
             if not isinstance(node, ast.Call):
                 continue
             name = nki_name(ctx, node.func)

@@ -45,6 +45,21 @@ class FileScan:
     host_hits: list[NameHit] = field(default_factory=list)
     bound: set[str] = field(default_factory=set)
     owner: dict[int, ast.FunctionDef] = field(default_factory=dict)  # node id -> device function
+    all_nodes: list[ast.AST] = field(default_factory=list)  # every node of the file, walk order
+    _fn_nodes: dict[int, list[ast.AST]] = field(default_factory=dict)
+
+    def nodes(self, fn: ast.AST) -> list[ast.AST]:
+        """The nodes of a subtree (cached: detectors walk device functions often)."""
+        cached = self._fn_nodes.get(id(fn))
+        if cached is None:
+            cached = list(ast.walk(fn))
+            self._fn_nodes[id(fn)] = cached
+        return cached
+
+    @property
+    def device_nodes(self) -> Iterator[ast.AST]:
+        for fn in self.device_functions:
+            yield from self.nodes(fn)
 
     def in_device(self, node: ast.AST) -> bool:
         return id(node) in self.device_node_ids
@@ -85,11 +100,11 @@ def docstring_node(fn: ast.AST) -> ast.Constant | None:
     return None
 
 
-def bound_names(tree: ast.Module) -> set[str]:
+def bound_names(nodes: list[ast.AST]) -> set[str]:
     """Every identifier the file binds anywhere (assignments, parameters,
     definitions, imports): such a name is never a pasted CUDA identifier."""
     out: set[str] = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             out.add(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -150,12 +165,13 @@ def _scan(ctx: RuleContext) -> FileScan:
     tree = ctx.tree
     bindings = model.bindings
     result = FileScan()
-    result.bound = bound_names(tree) | set(bindings.names)
-    for node in ast.walk(tree):
+    result.all_nodes = list(ast.walk(tree))
+    result.bound = bound_names(result.all_nodes) | set(bindings.names)
+    for node in result.all_nodes:
         for child in ast.iter_child_nodes(node):
             result.parents[id(child)] = node
     device: list[ast.FunctionDef] = []
-    for node in ast.walk(tree):
+    for node in result.all_nodes:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and model.is_device_function(node):
             device.append(node)
     # Keep the outermost device functions; nested ones are walked with them.
@@ -174,19 +190,19 @@ def _scan(ctx: RuleContext) -> FileScan:
     outer.sort(key=lambda f: f.lineno)
     result.device_functions = outer
     for fn in outer:
-        for sub in ast.walk(fn):
+        for sub in result.nodes(fn):
             result.device_node_ids.add(id(sub))
             result.owner.setdefault(id(sub), fn)
     # Nested device functions own their own nodes (messages name the innermost function).
     for fn in sorted(device, key=lambda f: f.lineno):
         if fn in outer:
             continue
-        for sub in ast.walk(fn):
+        for sub in result.nodes(fn):
             result.owner[id(sub)] = fn
     annotations: set[int] = set()
     decorators: set[int] = set()
     docstrings: set[int] = set()
-    for node in ast.walk(tree):
+    for node in result.all_nodes:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             args = node.args
             anns = [a.annotation for a in args.args + args.kwonlyargs + args.posonlyargs if a.annotation is not None]
@@ -201,7 +217,7 @@ def _scan(ctx: RuleContext) -> FileScan:
         doc = docstring_node(node) if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else None
         if doc is not None:
             docstrings.add(id(doc))
-    for node in ast.walk(tree):
+    for node in result.all_nodes:
         if not is_maximal_chain(node, result.parents):
             continue
         gpu, bare = classify_chain(node, bindings, result.bound)

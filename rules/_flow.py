@@ -21,6 +21,12 @@ LOW_PRECISION = {
 INTEGER = {"int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"}
 FP8_MAX = {"float8_e4m3": 240.0, "float8_e4m3fn": 448.0, "float8_e5m2": 57344.0}
 FINITE_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38, **FP8_MAX}
+# Magnitudes that round (to nearest even) to inf: halfway between the largest
+# finite value and the next power step. bf16: (2 - 2^-8) * 2^127; fp16: 65520;
+# e4m3 (IEEE-style, max 240): 248; e5m2: 61440. OCP e4m3fn has no inf (448 is
+# the largest value; beyond 464 it is NaN or saturates).
+ROUNDS_TO_INF = {"float16": 65520.0, "bfloat16": 3.3961775292304135e38, "float8_e4m3": 248.0,
+                 "float8_e4m3fn": 464.0, "float8_e5m2": 61440.0}
 
 # Parameters through which an op names the ALU / activation function it applies.
 _FUNC_PARAMS = ("op", "op0", "op1", "reduce_op", "func", "fn")

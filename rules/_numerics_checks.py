@@ -11,6 +11,7 @@ float8_e4m3 tops out at 240 where OCP e4m3fn reaches 448.
 from __future__ import annotations
 
 import ast
+import linecache
 import math
 import re
 from dataclasses import dataclass
@@ -19,10 +20,10 @@ from typing import Iterator
 from nkilint.context import RuleContext
 from nkilint.findings import Level, Span
 from nkilint.model.graph import KernelGraph, Site
-from nkilint.model.values import ApiRef, Const, DType, TensorV
+from nkilint.model.values import DType, TensorV
 
 from . import _flow as fl
-from ._cuda_structure import loop_header, nki_name, other_name
+from ._cuda_structure import nki_name, other_name
 from ._device_scan import FileScan, chain_text
 
 
@@ -209,7 +210,6 @@ def low_precision_reductions(ctx: RuleContext) -> Iterator[Spot]:
 
 # ------------------------------------------------------------------ NKI504 softmax without max subtraction
 def _exp_input(graph: KernelGraph, op: str) -> list[str]:
-    data = graph.attrs(op)
     ins = [n for p, n in fl.reads(graph, op) if p in ("data", "x", "src", "arg0", "data1")]
     return ins or [n for _, n in fl.reads(graph, op)][:1]
 
@@ -316,7 +316,7 @@ def exp2_leftovers(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
     for fn in s.device_functions:
         if not any(str(f) in exp_functions for f in _names_in(fn)):
             continue
-        nodes = list(ast.walk(fn))
+        nodes = s.nodes(fn)
         if any(_is_ln2_expr(n, ctx) for n in nodes):
             continue
         parents = s.parents
@@ -401,6 +401,20 @@ def _has_positive_offset(graph: KernelGraph, op: str, src: str, origins: set[str
     return False
 
 
+def _mentions_pi(site) -> bool:
+    """The function around the call mentions pi or a modulo (a range reduction
+    the graph may not show, e.g. through a helper the model could not follow)."""
+    try:
+        path = getattr(site, "file", "")
+        line = getattr(site, "line", 0)
+        lines = linecache.getlines(path)
+        start = max(0, line - 60)
+        text = "".join(lines[start:line])
+    except Exception:  # pragma: no cover - best effort only
+        return False
+    return bool(re.search(r"\bpi\b|\.pi\b|%|\bmod\b|fmod|remainder", text))
+
+
 def _probability_source(graph: KernelGraph, src: str) -> set[str]:
     """The ops (exp, softmax, sigmoid, division) that made src a probability."""
     out = set()
@@ -454,7 +468,11 @@ def activation_ranges(ctx: RuleContext) -> Iterator[Spot]:
             src0 = src[0]
             why = None
             if func in ("sin", "arctan") and func == _activation_func(data):
-                if not _range_reduced(graph, src0):
+                writers = fl.writers(graph, src0)
+                base = graph.attrs(fl.base(graph, src0))
+                if base.get("origin") == "alloc" and not writers:
+                    continue  # the model saw nothing write the angles: unknown provenance
+                if not _range_reduced(graph, src0) and not _mentions_pi(data.get("site")):
                     why = (f"nisa.activation(op=nl.{func}) has no range reduction: ScalarE evaluates its polynomial only "
                            f"on {_RANGED[func]} (sin(9.0) returns about 27.65); reduce the argument (x mod 2*pi) first "
                            f"or call nl.{func}, which range-reduces")
@@ -491,7 +509,7 @@ def fp8_e4m3_range(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
     if re.search(r"get_nc_version|nc_version|\b240(\.0*)?\b", text):
         return
     for fn in s.device_functions:
-        nodes = list(ast.walk(fn))
+        nodes = s.nodes(fn)
         uses_e4m3 = any(
             isinstance(n, (ast.Attribute, ast.Name)) and (nki_name(ctx, n) or "") == "nki.language.float8_e4m3"
             for n in nodes
@@ -532,7 +550,9 @@ def psum_accumulate_init(ctx: RuleContext) -> Iterator[Spot]:
             bdata = graph.attrs(base)
             if bdata.get("buffer") != "psum":
                 continue
-            earlier = [w for w in fl.writers(graph, base) if fl.op_order(w) < fl.op_order(op)]
+            where = graph.attrs(dst).get("index") if dst != base else None
+            earlier = [w for w in fl.writers(graph, base) if fl.op_order(w) < fl.op_order(op)
+                       and _same_location(graph, w, base, where)]
             matmul_before = [w for w in earlier if fl.short(graph.attrs(w).get("api")) in ("nc_matmul", "nc_matmul_mx")]
             value_init = [w for w in earlier if w not in matmul_before]
             zeros_alloc = fl.short(bdata.get("api")) in ("zeros", "full", "ones", "zeros_like", "ones_like", "full_like")
@@ -552,6 +572,17 @@ def psum_accumulate_init(ctx: RuleContext) -> Iterator[Spot]:
                     f"uninitialised PSUM location is undefined behaviour on all targets; let the first matmul overwrite "
                     f"(accumulate=(k > 0), or omit accumulate)"
                 ), kernel=kernel.name)
+
+
+def _same_location(graph: KernelGraph, writer: str, base: str, where: str | None) -> bool:
+    """The writer writes the whole tensor, or the same view text as the matmul
+    (a write to another region of a shared PSUM tile is another location)."""
+    for _, node in fl.writes(graph, writer):
+        if fl.base(graph, node) != base:
+            continue
+        if node == base or where is None or graph.attrs(node).get("index") == where:
+            return True
+    return False
 
 
 # ------------------------------------------------------------------ NKI509 shape-dependent reduction tiles
@@ -607,7 +638,7 @@ def shape_dependent_reduction_tiles(ctx: RuleContext, s: FileScan) -> Iterator[S
         if not candidates:
             continue
         reported: set[str] = set()
-        for node in ast.walk(fn):
+        for node in s.nodes(fn):
             if not (isinstance(node, ast.For) and isinstance(node.iter, ast.Call)):
                 continue
             used = {n.id for a in node.iter.args for n in ast.walk(a) if isinstance(n, ast.Name)} & set(candidates)
@@ -741,9 +772,10 @@ def _check_fill(ctx, graph: KernelGraph, nid: str, value: float | None, site, ke
         return
     dtype = fl.dtype_of(graph, nid)
     limit = fl.FINITE_MAX.get(dtype or "")
+    overflow = fl.ROUNDS_TO_INF.get(dtype or "")
     if dtype == "float8_e4m3" and ctx.target.name == "trn3":
         limit = None
-    if limit is None:
+    if limit is None or overflow is None:
         return
     if math.isinf(value):
         transposed = _tensor_engine_transposed(graph, nid)
@@ -754,7 +786,7 @@ def _check_fill(ctx, graph: KernelGraph, nid: str, value: float | None, site, ke
                 f"(inf x 0 gives NaN across the row); fill with a large finite value valid in {dtype} instead"
             ), kernel=kernel)
         return
-    if abs(value) > limit:
+    if abs(value) >= overflow:
         yield Spot(site, (
             f"{api} fills {_name(graph, nid)} ({dtype}) with {value:g}, beyond the largest finite {dtype} value "
             f"{limit:g}: it becomes {'-' if value < 0 else ''}inf, and a later max-subtraction turns fully masked "

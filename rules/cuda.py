@@ -14,7 +14,6 @@ The syntactic pass is in ``_device_scan``; the loop and data-flow checks in
 
 from __future__ import annotations
 
-import ast
 from typing import ClassVar
 
 from nkilint.context import RuleContext
@@ -24,7 +23,7 @@ from nkilint.rule import Rule, invalid, valid
 from . import _cuda_structure as cs
 from . import _gpu_names as gn
 from ._common import Reporter
-from ._device_scan import NameHit, chain_text, scan
+from ._device_scan import NameHit, scan
 
 CATALOGUE = "../shared/CUDA-IDIOMS.md"
 ARCH = "aws-neuron-sdk nki/guides/architecture/trainium2_arch.rst (engines, SBUF, PSUM)"
@@ -2828,7 +2827,7 @@ lazily/optionally (`try: import triton` in the GPU-only path).
     )
 
     def spots(self, ctx: RuleContext):
-        return cs.gpu_imports(ctx)
+        return cs.gpu_imports(ctx, scan(ctx))
 
 
 class PortResidue(_SpotRule):
