@@ -29,7 +29,7 @@ from typing import Iterable, Iterator
 
 from nkilint.model.graph import KernelGraph, Site
 from nkilint.model.values import (
-    Const, DsV, IndexV, Int, ParDimV, SliceV, Sym, TensorV, TupleV, Unknown, Value, const_int, int_bounds, linear,
+    Const, DsV, IndexV, Int, ParDimV, SliceV, Sym, TensorV, TupleV, Value, const_int, int_bounds, linear,
 )
 
 INV, VAR, UNK = "invariant", "variant", "unknown"

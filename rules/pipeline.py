@@ -21,8 +21,27 @@ from . import _pipeline_buffers as buffers
 from . import _pipeline_dma as dma
 from . import _pipeline_serial as serial
 from ._common import Reporter
-from ._pipeline_loops import INV, facts, node_number, runs_every_iteration
+from ._pipeline_loops import INV, facts, runs_every_iteration
 from ._pipeline_text import line_of, loop_words, operand_text
+
+
+class _OncePerSite(Reporter):
+    """One finding per reported place: a helper analysed in several contexts
+    (two kernels, or a kernel and on its own) may get different messages for
+    the same line; the first (kernels are analysed in source order) wins."""
+
+    def __init__(self, ctx: RuleContext) -> None:
+        super().__init__(ctx)
+        self.places: set[int] = set()
+
+    def at_site(self, site, message: str, **kwargs) -> bool:
+        node = self.ctx.model.report_node(site)
+        if node is None or id(node) in self.places:
+            return False
+        if super().at_site(site, message, **kwargs):
+            self.places.add(id(node))
+            return True
+        return False
 
 
 def _old_loop_semantics(ctx: RuleContext) -> bool:
@@ -121,6 +140,7 @@ the other.
 
             @nki.jit
             def exp_rows(x):
+                n_tiles, rows, cols = x.shape
                 out = nl.ndarray((8, 128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
                 buf = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
                 for i in nl.sequential_range(8):
@@ -128,7 +148,7 @@ the other.
                     nl.store(out[i], value=nl.exp(buf))
                 return out
             """,
-            lines=[9],
+            lines=[10],
             title="legacy API: sequential_range over one SBUF buffer",
         ),
         invalid(
@@ -214,7 +234,7 @@ the other.
 
     def check(self, ctx: RuleContext) -> None:
         model = ctx.model
-        reporter = Reporter(ctx)
+        reporter = _OncePerSite(ctx)
         old = _old_loop_semantics(ctx)
         for kernel in model.kernels:
             graph = kernel.graph
@@ -419,7 +439,7 @@ is the way in legacy code.
 
     def check(self, ctx: RuleContext) -> None:
         model = ctx.model
-        reporter = Reporter(ctx)
+        reporter = _OncePerSite(ctx)
         for kernel in model.kernels:
             graph = kernel.graph
             lf = facts(graph)
@@ -593,40 +613,20 @@ case suppress the finding with `# noqa: NKI303`.
 
     def check(self, ctx: RuleContext) -> None:
         model = ctx.model
-        reporter = Reporter(ctx)
+        reporter = _OncePerSite(ctx)
         for kernel in model.kernels:
             graph = kernel.graph
             lf = facts(graph)
             for t in dma.transfers(graph):
                 if t.direction != "load":
                     continue
-                src = t.hbm
-                site = graph.attrs(t.op_id).get("site")
-                chosen = None
-                for loop in lf.enclosing(t.op_id):
-                    if not loop.may_repeat():
-                        continue
-                    fixed = lf.inner_indices(t.op_id, loop)
-                    if fixed is None:
-                        break
-                    if any(lf.inside(w, loop.loop_id) for w in graph.ops_writing(src.base_id)):
-                        break
-                    if not runs_every_iteration(model, site, loop):
-                        break
-                    dep = lf.access_dependence(src.node_id, loop, fixed)
-                    if dep == "variant":
-                        continue  # an outer loop may still repeat this whole nest
-                    if dep != INV:
-                        break
-                    if fixed and not _cache_fits(ctx, lf, t, fixed):
-                        break  # keeping the nest's blocks resident would not fit comfortably
-                    chosen = (loop, fixed)
+                chosen = _reload_loop(ctx, graph, lf, t)
                 if chosen is None:
                     continue
                 self._report(ctx, reporter, kernel, graph, lf, t, *chosen)
 
     @staticmethod
-    def _report(ctx, reporter, kernel, graph, lf, t, loop, fixed) -> None:
+    def _report(ctx, reporter, kernel, graph, lf, t, loop, fixed, level) -> None:
         src = t.hbm
         moved = _total_bytes(t)
         used = _mentioned_syms(graph, src.node_id) & fixed
@@ -663,7 +663,40 @@ case suppress the finding with `# noqa: NKI303`.
                        f"loop{estimate}")
             hint = (f"load those blocks once, before `{loop.header()}`, and keep them in SBUF{cost} "
                     f"(perf guide Opt #1; matmul tutorial)")
-        reporter.at_site(graph.attrs(t.op_id).get("site"), message, hint=hint, kernel=kernel.name)
+        reporter.at_site(graph.attrs(t.op_id).get("site"), message, hint=hint, level=level, kernel=kernel.name)
+
+
+def _reload_loop(ctx: RuleContext, graph, lf, t: dma.Transfer):
+    """(loop, inner indices, level) of the outermost loop whose iterations
+    load the same HBM data again with this transfer, or None."""
+    model = ctx.model
+    src = t.hbm
+    site = graph.attrs(t.op_id).get("site")
+    chosen = None
+    for loop in lf.enclosing(t.op_id):
+        if not loop.may_repeat():
+            continue
+        fixed = lf.inner_indices(t.op_id, loop)
+        if fixed is None:
+            break
+        if any(lf.inside(w, loop.loop_id) for w in graph.ops_writing(src.base_id)):
+            break
+        if not runs_every_iteration(model, site, loop):
+            break
+        dep = lf.access_dependence(src.node_id, loop, fixed)
+        if dep == "variant":
+            continue  # an outer loop may still repeat this whole nest
+        if dep != INV:
+            break
+        level = Level.WARNING
+        if fixed:
+            fits = _cache_fits(ctx, lf, t, fixed, _mentioned_syms(graph, src.node_id))
+            if fits is False:
+                break  # keeping the nest's blocks resident would not fit comfortably
+            if fits is None:
+                level = Level.NOTE  # one strip of blocks of unknown size: worth a look
+        chosen = (loop, fixed, level)
+    return chosen
 
 
 def _product(values) -> int | None:
@@ -694,21 +727,18 @@ def _mentioned_syms(graph, node_id: str) -> set:
     return out
 
 
-def _cache_fits(ctx: RuleContext, lf, t: dma.Transfer, fixed) -> bool:
-    """The blocks an inner loop nest loads fit in a quarter of the usable
-    SBUF per partition (so keeping them resident is a realistic fix)."""
+def _cache_fits(ctx: RuleContext, lf, t: dma.Transfer, fixed, mentioned: set) -> bool | None:
+    """Whether the blocks an inner loop nest loads fit in a quarter of the
+    usable SBUF per partition (keeping them resident is then a realistic
+    fix). None when their size is unknown but they form a single strip
+    (one inner loop moves the source); False otherwise."""
+    varying = [lp for lp in lf.enclosing(t.op_id) if lp.sym in fixed and lp.sym in mentioned]
     side = t.onchip
     per = dma.bytes_per_partition(side) if side is not None else None
-    if per is None or not per[2]:
-        return False
-    total = per[1]
-    for loop in lf.enclosing(t.op_id):
-        if loop.sym in fixed:
-            n = dma.exact(loop.trip)
-            if n is None:
-                return False
-            total *= n
-    return total <= ctx.target.sbuf_usable_bytes_per_partition // 4
+    trips = _product(lp.trip for lp in varying)
+    if per is None or not per[2] or trips is None:
+        return None if len(varying) == 1 else False
+    return per[1] * trips <= ctx.target.sbuf_usable_bytes_per_partition // 4
 
 
 def _total_bytes(t: dma.Transfer) -> float | None:
@@ -843,7 +873,7 @@ out of the loop into one transfer.
 
     def check(self, ctx: RuleContext) -> None:
         model = ctx.model
-        reporter = Reporter(ctx)
+        reporter = _OncePerSite(ctx)
         for kernel in model.kernels:
             graph = kernel.graph
             lf = facts(graph)
@@ -859,7 +889,7 @@ out of the loop into one transfer.
                 loop = _repeating_loop(model, graph, lf, t.op_id)
                 if loop is None:
                     continue
-                if t.direction == "load" and lf.access_dependence(hbm.node_id, loop) == INV:
+                if t.direction == "load" and _reload_loop(ctx, graph, lf, t) is not None:
                     continue  # NKI303 says to hoist it
                 severe = per[1] < dma.SEVERE_BYTES
                 size = dma.fmt_bytes(per[1])
@@ -996,7 +1026,7 @@ free dimension.
 
     def check(self, ctx: RuleContext) -> None:
         model = ctx.model
-        reporter = Reporter(ctx)
+        reporter = _OncePerSite(ctx)
         limit = ctx.target.partitions
         for kernel in model.kernels:
             graph = kernel.graph
@@ -1224,7 +1254,7 @@ view, or a TensorE transpose); or change the HBM layout of the input.
 
     def check(self, ctx: RuleContext) -> None:
         model = ctx.model
-        reporter = Reporter(ctx)
+        reporter = _OncePerSite(ctx)
         for kernel in model.kernels:
             graph = kernel.graph
             for t in dma.transfers(graph):
@@ -1380,7 +1410,7 @@ perf guide's Option 2.
 
     def check(self, ctx: RuleContext) -> None:
         model = ctx.model
-        reporter = Reporter(ctx)
+        reporter = _OncePerSite(ctx)
         for kernel in model.kernels:
             graph = kernel.graph
             # Only a whole kernel shows that TensorE is idle: a helper analysed
@@ -1568,7 +1598,7 @@ extra precision is required, and then suppress with `# noqa: NKI309`.
         from ._pipeline_ops import dtype_of, matmul_operands
 
         model = ctx.model
-        reporter = Reporter(ctx)
+        reporter = _OncePerSite(ctx)
         slow, fast = MATMUL_TFLOPS.get(ctx.target.generation, (20, 79))
         for kernel in model.kernels:
             graph = kernel.graph
@@ -1759,7 +1789,7 @@ moving=short)`, one call per 128 columns; the result comes out transposed
         from ._pipeline_ops import matmul_operands, onchip_free
 
         model = ctx.model
-        reporter = Reporter(ctx)
+        reporter = _OncePerSite(ctx)
         for kernel in model.kernels:
             graph = kernel.graph
             lf = facts(graph)
@@ -1894,7 +1924,7 @@ loop, use the dedicated instructions (`nisa.tensor_tensor_scan`,
         from ._pipeline_ops import is_compute, matmul_operands
 
         model = ctx.model
-        reporter = Reporter(ctx)
+        reporter = _OncePerSite(ctx)
         for kernel in model.kernels:
             graph = kernel.graph
             lf = facts(graph)
@@ -2105,7 +2135,7 @@ max/sum, a scan).
         if not _old_loop_semantics(ctx):
             return
         model = ctx.model
-        reporter = Reporter(ctx)
+        reporter = _OncePerSite(ctx)
         for kernel in model.kernels:
             graph = kernel.graph
             if kernel.error or graph.truncated:

@@ -139,6 +139,7 @@ def test_every_pipeline_rule_is_a_warning_or_note():
 SINGLE_BUFFER_LEGACY = LEGACY + """
 @nki.jit
 def k(x):
+    n_tiles, rows, cols = x.shape
     out = nl.ndarray((8, 128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
     buf = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
     for i in nl.{kind}(8):
