@@ -4,7 +4,6 @@ must stay quiet on, and the numbers their messages carry."""
 
 from __future__ import annotations
 
-import ast
 import textwrap
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from nkilint.model.semantic import analyze_file
 from nkilint.plugins import installed_rules
 from nkilint.source import SourceFile
 from nkilint.targets import TARGETS
-from nkilint.versions import LATEST, NkiVersion
+from nkilint.versions import LATEST
 from nkilint_rules import _pipeline_loops as loops
 
 HEAD = "import nki\nimport nki.language as nl\nimport nki.isa as nisa\n\n"
