@@ -215,7 +215,7 @@ def _node_json(node_id: str, data: dict) -> dict:
     kind = data.get("kind")
     out: dict[str, Any] = {"id": node_id, "kind": kind}
     for key in _JSON_ATTRS.get(kind, ()):
-        value = data.get(key)
+        value = data.get("bytes_v" if key == "bytes_per_partition" else key)
         if isinstance(value, Value):
             value = dim_json(value)
         out[key] = value

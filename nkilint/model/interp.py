@@ -136,6 +136,10 @@ class Interpreter:
         self.depth = 0
         self.budget = MAX_STEPS
         self.initial_budget = MAX_STEPS
+        # Buffer of a root's tensor parameters: HBM for kernels launched from
+        # the host, unknown for helpers and sub-kernels analysed on their own.
+        self.param_buffer = "hbm"
+        self._tensor_params: set[str] = set()
         # Narrowings of symbols, undone when a branch ends (facts are scoped).
         self.trail: list[tuple[Sym, float, float]] = []
 
@@ -213,6 +217,8 @@ class Interpreter:
             parent = Frame(func.closure, module, "<closure>")
         frame = Frame(frame_vars, module, func.qualname or getattr(node, "name", "<lambda>"), parent)
         saved = getattr(self, "_frame", None)
+        saved_evidence = self._tensor_params
+        self._tensor_params = _cached_evidence(node)
         self._frame = frame
         try:
             if isinstance(node, ast.Lambda):
@@ -225,6 +231,7 @@ class Interpreter:
                 pass
         finally:
             self._frame = saved
+            self._tensor_params = saved_evidence
         if not frame.returns:
             return Const(None)
         out = frame.returns[0]
@@ -289,7 +296,7 @@ class Interpreter:
         if param.annotation is not None:
             shape = self._annotation_shape(param.annotation)
         return ParamTensor(sym=Sym(param.arg), label=param.arg, reason=f"parameter {param.arg}", name=param.arg,
-                           node=param, buffer="hbm" if root else "unknown", annotation_shape=shape)
+                           node=param, buffer=self.param_buffer if root else "unknown", annotation_shape=shape)
 
     def _annotation_shape(self, ann: ast.AST, module: ModuleInfo | None = None, frame: Frame | None = None) -> tuple[Value, ...] | None:
         module = module or self.module
@@ -422,6 +429,26 @@ class Interpreter:
             return
         self._branches([(stmt.body, stmt.test, True), (stmt.orelse, stmt.test, False)], frame)
 
+    def merge(self, a: Value, b: Value, name: str) -> Value:
+        """Join two values after a branch. Two different tensors become one
+        view of both (a phi node), so later reads and writes reach each."""
+        if isinstance(a, TensorV) and isinstance(b, TensorV) and a.node_id != b.node_id and self.graph is not None:
+            sa, sb = self.shape_of(a), self.shape_of(b)
+            shape = None
+            if sa is not None and sb is not None and len(sa) == len(sb):
+                shape = tuple(join(x, y) for x, y in zip(sa, sb))
+            buffer = a.buffer if a.buffer == b.buffer else "unknown"
+            dtype = join(a.dtype, b.dtype)
+            view_id = self.graph.add_node(
+                "v", "view", self.graph.attrs(a.node_id).get("site"), tuple(self.loops), name=name, buffer=buffer,
+                dtype=dtype.name if isinstance(dtype, DType) else None, index="(either branch)", shape_v=shape,
+                function=getattr(getattr(self, "_frame", None), "func", ""), phi=True,
+            )
+            self.graph.add_edge(view_id, a.node_id, "view_of")
+            self.graph.add_edge(view_id, b.node_id, "view_of")
+            return TensorV(view_id, a.tensor_id, shape, dtype, buffer, label=name)
+        return join(a, b)
+
     def narrow_sym(self, sym: Sym, lo: float | None, hi: float | None) -> None:
         new_lo = sym.lo if lo is None else max(sym.lo, lo)
         new_hi = sym.hi if hi is None else min(sym.hi, hi)
@@ -484,7 +511,7 @@ class Interpreter:
         for other in outcomes[1:]:
             for key in set(merged) | set(other):
                 if key in merged and key in other:
-                    merged[key] = join(merged[key], other[key])
+                    merged[key] = self.merge(merged[key], other[key], key)
                 else:
                     merged[key] = merged.get(key) or other[key]
         frame.vars = merged
@@ -569,6 +596,12 @@ class Interpreter:
         assigned = _assigned_names(body)
         before = dict(frame.vars)
         lengths = {v: len(v.items) for v in _visible_lists(frame)}
+        attr_before: list[tuple[ObjectV, str, Value]] = []
+        for base_name, attr in _assigned_attrs(body):
+            owner = self.lookup(base_name, frame) if base_name else None
+            if isinstance(owner, ObjectV) and attr in owner.attrs:
+                attr_before.append((owner, attr, owner.attrs[attr]))
+                owner.attrs[attr] = _widen(owner.attrs[attr], f"{base_name}.{attr}")
         for name in assigned:
             if name in frame.vars:
                 frame.vars[name] = _widen(frame.vars[name], name)
@@ -588,6 +621,9 @@ class Interpreter:
         for name in assigned:
             if name in before and name in frame.vars:
                 frame.vars[name] = join(before[name], frame.vars[name])
+        for owner, attr, old_value in attr_before:
+            if attr in owner.attrs:
+                owner.attrs[attr] = join(old_value, owner.attrs[attr])
         # Lists the body appended to: one iteration's items, not all of them.
         if const_int(trip) != 1:
             for lst, length in lengths.items():
@@ -1028,9 +1064,17 @@ class Interpreter:
 
     def _ev_Subscript(self, node: ast.Subscript, frame: Frame) -> Value:
         base = self.eval(node.value, frame)
-        if isinstance(base, ParamTensor):
-            base = self.materialize(base, node)
         index = self.eval(node.slice, frame)
+        if isinstance(base, ParamTensor):
+            if base.tensor is not None or _has_slice(index) or base.name in self._tensor_params or const_int(index) is None:
+                base = self.materialize(base, node)
+            else:
+                # p[0] on a parameter with no sign of being a tensor: a tuple
+                # or config entry as likely as a tensor row.
+                key = const_int(index)
+                if key is not None:
+                    return self.opaque(base, f"[{key}]", f"{base.name}[{key}]")
+                return self.unknown(f"subscript of parameter {base.name}")
         return self.subscript(base, index, node, frame)
 
     def subscript(self, base: Value, index: Value, node: ast.AST, frame: Frame) -> Value:
@@ -1188,7 +1232,7 @@ class Interpreter:
             results.append(_freeze(self.eval(branch, frame)))
             frame.vars = saved
             self._undo(mark)
-        return join(results[0], results[1])
+        return self.merge(results[0], results[1], self.text(node))
 
     def _ev_BoolOp(self, node: ast.BoolOp, frame: Frame) -> Value:
         values = [self.eval(v, frame) for v in node.values]
@@ -1812,7 +1856,7 @@ class Interpreter:
         if buffer_v is None or (isinstance(buffer_v, Const) and buffer_v.value is None):
             # Every allocation API defaults to SBUF (nki.language stubs), except
             # shared_constant, which lives in shared HBM.
-            buffer = "shared_hbm" if style == "const" else "sbuf"
+            buffer = "shared_hbm" if style == "const" or (style == "identity" and self.legacy) else "sbuf"
         shape_obj = None
         if shape is None and style != "const":
             shape_arg = like.shape_obj if isinstance(like, _TensorWithShapeObj) else (
@@ -1966,6 +2010,8 @@ class Interpreter:
         writes: list[tuple[str, Value]] = []
         for pname, value in params:
             if isinstance(value, ParamTensor):
+                if pname in _SCALAR_PARAMS or pname.endswith("_op") or pname.startswith(("op", "is_", "comp_op")):
+                    continue  # an op, dtype, flag... never a tensor operand
                 value = self.materialize(value, node)
             if isinstance(value, TupleV):
                 tensors = [v for v in value.items if isinstance(v, (TensorV, ParamTensor))]
@@ -2108,6 +2154,14 @@ def _ev_unsupported(self: Interpreter, node: ast.AST, frame: Frame) -> Value:
 def _stmt_ignored(self: Interpreter, stmt: ast.stmt, frame: Frame) -> None:
     return None
 
+
+# Parameters of NKI calls that never take a tensor.
+_SCALAR_PARAMS = {
+    "op", "op0", "op1", "axis", "dtype", "engine", "mask", "name", "keepdims", "negate", "reduce_cmd", "perf_mode",
+    "dge_mode", "oob_mode", "tile_position", "tile_size", "channel_multiplier", "cmp_op", "on_false_value",
+    "fill_value", "pattern", "offset", "priority", "accumulate", "reduce_op", "shape", "transpose_x", "num_channels",
+    "replica_groups", "dma_engine", "cores", "indirect_dim", "reverse0", "reverse1", "imm", "src_rank", "dst_rank",
+}
 
 _EVAL_DISPATCH: dict[type, object] = {}
 _STMT_DISPATCH: dict[type, object] = {}
@@ -2283,6 +2337,51 @@ class _Decorator(Value):
     label: str | None = None
 
 
+_EVIDENCE_CACHE: dict[int, tuple[ast.AST, set[str]]] = {}
+
+
+def _cached_evidence(node: ast.AST) -> set[str]:
+    hit = _EVIDENCE_CACHE.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    out = tensor_evidence(node)
+    if len(_EVIDENCE_CACHE) > 50_000:
+        _EVIDENCE_CACHE.clear()
+    _EVIDENCE_CACHE[id(node)] = (node, out)
+    return out
+
+
+def _has_slice(index: Value) -> bool:
+    items = index.items if isinstance(index, TupleV) and not index.is_list else (index,)
+    return any(isinstance(x, (SliceV, DsV, IndexV)) or (isinstance(x, Const) and x.value is Ellipsis) for x in items)
+
+
+_TENSOR_ATTRS = {"shape", "dtype", "buffer", "reshape", "ap", "view", "T", "ndim", "bitcast", "reinterpret_cast"}
+
+
+def tensor_evidence(fn: ast.AST) -> set[str]:
+    """Parameter names the function body treats as tensors (x.shape,
+    x[a:b], x.reshape(...))."""
+    params = {a.arg for a in getattr(fn, "args", ast.arguments([], [], None, [], [], None, [])).args}
+    out: set[str] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in params:
+            if node.attr in _TENSOR_ATTRS:
+                out.add(node.value.id)
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in params:
+            sl = node.slice
+            items = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+            if any(isinstance(x, ast.Slice) for x in items) or len(items) > 1:
+                out.add(node.value.id)
+        elif isinstance(node, ast.Call):
+            # nl.load(x[0]) / dma_copy(src=x[0]): an element of a tensor.
+            for arg in list(node.args) + [k.value for k in node.keywords]:
+                if isinstance(arg, ast.Subscript) and isinstance(arg.value, ast.Name) and arg.value.id in params:
+                    if isinstance(node.func, ast.Attribute):
+                        out.add(arg.value.id)
+    return out
+
+
 def _index_arith(op: ast.operator, left: Value, right: Value) -> Value:
     """Arithmetic on legacy index expressions.
 
@@ -2377,6 +2476,16 @@ def _assigned_names(body: list[ast.stmt]) -> set[str]:
         _ASSIGNED_CACHE.clear()
     if body:
         _ASSIGNED_CACHE[key] = (body[0], out)
+    return out
+
+
+def _assigned_attrs(body: list[ast.stmt]) -> set[tuple[str, str]]:
+    """(name, attr) of every ``name.attr = ...`` / ``name.attr += ...`` in a block."""
+    out: set[tuple[str, str]] = set()
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name):
+                out.add((node.value.id, node.attr))
     return out
 
 

@@ -178,10 +178,14 @@ def analyze_file(source: SourceFile, project: Project | None, target: Target, ve
     visited: set[int] = set()
     roots = [c for c in candidates if c.kind == "root"]
     probable = [c for c in candidates if c.kind == "probable"]
+    subkernels = _called_by_other_roots(roots)
     for cand in roots + probable:
         if cand.kind == "probable" and id(cand.node) in visited:
             continue
-        kernel = _interpret(cand, module, target, version, legacy, model.stats)
+        top_level = cand.kind == "root" and id(cand.node) not in subkernels
+        kernel = _interpret(cand, module, target, version, legacy, model.stats, top_level)
+        if cand.kind == "root" and not top_level:
+            kernel.how += " (also called from another kernel)"
         model.kernels.append(kernel)
         visited |= model.stats.functions_visited
     model.device_function_ids = visited | {id(c.node) for c in candidates}
@@ -189,11 +193,26 @@ def analyze_file(source: SourceFile, project: Project | None, target: Target, ve
     return model
 
 
+def _called_by_other_roots(roots: list[KernelCandidate]) -> set[int]:
+    """Roots that another root of the file calls (sub-kernels): their tensor
+    parameters may be on-chip tiles, not HBM inputs."""
+    names = {c.node.name: c.node for c in roots}
+    out: set[int] = set()
+    for cand in roots:
+        for node in ast.walk(cand.node):
+            if isinstance(node, ast.Call):
+                callee = node.func.value if isinstance(node.func, ast.Subscript) else node.func
+                if isinstance(callee, ast.Name) and callee.id in names and names[callee.id] is not cand.node:
+                    out.add(id(names[callee.id]))
+    return out
+
+
 def _interpret(cand: KernelCandidate, module: ModuleInfo, target: Target, version: NkiVersion, legacy: bool,
-               stats: InterpStats) -> Kernel:
+               stats: InterpStats, top_level: bool = True) -> Kernel:
     name = f"{cand.class_name}.{cand.node.name}" if cand.class_name else cand.node.name
     graph = KernelGraph(name, str(module.path))
     interp = Interpreter(module, target, version, graph, legacy, stats)
+    interp.param_buffer = "hbm" if top_level else "unknown"
     kernel = Kernel(name, cand.node, cand.kind, cand.how, graph, cand.decorator, cand.class_name)
     func = FuncV(cand.node, module, qualname=name)
     try:
