@@ -466,7 +466,7 @@ def per_element_loops(ctx: RuleContext) -> Iterator[Spot]:
         for loop, op_ids in found.items():
             ldata = graph.attrs(loop)
             trip = ldata.get("trip_v")
-            trip_text = str(const_int(trip)) if trip is not None and const_int(trip) is not None else "data-dependent"
+            trip_text = str(const_int(trip)) if trip is not None and const_int(trip) is not None else "shape-dependent"
             apis = sorted({fl.short(graph.attrs(o).get("api")) for o in op_ids})
             where = loop_header(ctx, ldata.get("site"))
             if where is None:
@@ -965,6 +965,8 @@ def _string_value(ctx: RuleContext, node: ast.AST, scope: ast.AST | None) -> str
 
 
 def gpu_source_strings(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
+    if not ctx.model.kernels:
+        return  # a pure GPU module is not an NKI port
     for node in s.all_nodes:
         if not isinstance(node, ast.Call):
             continue

@@ -817,8 +817,8 @@ def legacy_promotion(ctx: RuleContext) -> Iterator[Spot]:
                 continue
             dtypes = {fl.dtype_of(graph, n) for _, n in fl.reads(graph, op)}
             if {"float16", "bfloat16"} <= dtypes:
-                why = ("float16 with bfloat16 promotes to float32 in NKI (Triton and torch give float16 / the "
-                       "wider-exponent type), doubling the result's SBUF bytes and changing its rounding")
+                why = ("float16 with bfloat16 promotes to float32 in legacy NKI (Triton gives float16), doubling the "
+                       "result's SBUF bytes and changing its rounding and DMA sizes")
             elif {"int32", "uint32"} <= dtypes:
                 why = ("int32 with uint32 promotes to float32 in legacy NKI (Triton gives uint32), so values above "
                        "2^24 lose exactness")

@@ -1086,10 +1086,11 @@ class TritonConstexpr(_GpuNameRule):
 `tl.constexpr(...)` value.
 
 **Why on Trainium.** NKI kernels are specialised on the Python values of
-their arguments already: ints, tuples and dtypes passed to a kernel are
-compile-time constants, and the kernel is recompiled (and cached) per
-value. The Triton annotation adds a dependency on `triton` and says nothing
-to the NKI compiler. Reported as a warning: whether the annotation is
+their arguments already: "all Python expressions on compile-time values
+(integers, booleans, strings, shapes) are evaluated at specialization time"
+(language guide), so an int argument is a compile-time constant without any
+annotation. The Triton annotation adds a dependency on `triton` and says
+nothing to the NKI compiler. Reported as a warning: whether the annotation is
 evaluated depends on the caller's Python setup.
 
 **Fix.** Annotate the parameter as `int` (or nothing) and pick the value

@@ -861,7 +861,7 @@ axis the tile splits.
 required, fix the reduction tile size (128 partitions) and keep the
 reduction order static.
 """
-    references = (f"{CATALOGUE} NUM12", "nki-samples contributed/batch_invariance/README.md")
+    references = (f"{CATALOGUE} NUM12", "nki-samples contributed/batch_invariance/README.md (PR merge 2f83fa5)")
     examples = (
         invalid(
             """
@@ -1181,7 +1181,8 @@ A legacy `nki.language` arithmetic call or operator without `dtype=` whose
 tensor operands are float16 and bfloat16, or int32 and uint32.
 
 **Why on Trainium.** Legacy NKI's promotion table widens (float16,
-bfloat16) to float32 and (int32, uint32) to float32, where Triton gives
+bfloat16) to float32 and (int32, uint32) to float32 ("new widened type is
+float32, since int64 isn't supported on the hardware"), where Triton gives
 float16 and uint32. The port's intermediate is then fp32: twice the SBUF
 bytes, different rounding and DMA sizes, and for the integer case a loss
 of exactness above 2^24.
@@ -1189,7 +1190,7 @@ of exactness above 2^24.
 **Fix.** Give `dtype=` explicitly on the call, or cast one operand to the
 other's dtype first.
 """
-    references = (f"{CATALOGUE} NUM15", "aws-neuron-sdk general/nki/api/nki.language.rst at 0521004c (type promotion)")
+    references = (f"{CATALOGUE} NUM15", "aws-neuron-sdk general/nki/api/nki.api.shared.rst at 0521004c (NKI Type Promotion)")
     examples = (
         invalid(
             """
