@@ -123,6 +123,11 @@ class Scan:
     body_func: dict[int, ast.AST | None] = field(default_factory=dict)
     nodes: list[ast.AST] = field(default_factory=list)
     claimed: set[tuple] = field(default_factory=set)
+    # Filled by _migration_checks.run:
+    uses: list[tuple[ast.AST, Qual, bool]] = field(default_factory=list)  # (node, name, in a function body)
+    roots: dict[ast.AST, Gen] = field(default_factory=dict)  # host-launched kernels -> their generation
+    range_shadowed: bool = False
+    output_buffer_nodes: dict[int, bool] = field(default_factory=dict)
 
     # -- helpers -----------------------------------------------------------
     @property
