@@ -144,9 +144,26 @@ def _record(b: Bindings, node: ast.AST, local: str, path: str, module: str, leve
     b.records.append(ImportRecord(node, local, qual, module, level))
 
 
+def iter_statements(body: list[ast.stmt]):
+    """Every statement, recursively (imports are statements: no need to
+    visit the expressions, which are most of a module's nodes)."""
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        yield stmt
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, field, None)
+            if block and isinstance(block, list):
+                stack.extend(reversed(block))
+        for handler in getattr(stmt, "handlers", ()) or ():
+            stack.extend(reversed(handler.body))
+        for case in getattr(stmt, "cases", ()) or ():
+            stack.extend(reversed(case.body))
+
+
 def collect_bindings(tree: ast.Module) -> Bindings:
     b = Bindings()
-    for node in ast.walk(tree):
+    for node in iter_statements(tree.body):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:

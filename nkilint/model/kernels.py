@@ -142,7 +142,10 @@ def _nki_object_classes(classes: dict[str, ast.ClassDef], bindings: Bindings) ->
     return out
 
 
-def find_kernels(tree: ast.Module, bindings: Bindings) -> list[KernelCandidate]:
+_LAUNCH_WORDS = ("jit", "simulate", "compile_kernel", "nki_call", "baremetal", "benchmark", "profile", "trace")
+
+
+def find_kernels(tree: ast.Module, bindings: Bindings, text: str | None = None) -> list[KernelCandidate]:
     aliases = module_aliases(tree, bindings)
     classes: dict[str, ast.ClassDef] = {}
     functions = _functions(tree, classes)
@@ -161,6 +164,8 @@ def find_kernels(tree: ast.Module, bindings: Bindings) -> list[KernelCandidate]:
     has_launcher = bool(aliases) or any(
         r.qual.is_nki or r.qual.name in ("torch_neuronx.nki_jit", "jax_neuronx.nki_call") for r in bindings.records
     )
+    if has_launcher and text is not None:
+        has_launcher = any(word + "(" in text for word in _LAUNCH_WORDS)
     for node in ast.walk(tree) if has_launcher else ():
         if not isinstance(node, ast.Call) or not node.args:
             continue
