@@ -689,8 +689,10 @@ def pointer_arithmetic(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
                 params = {a.arg for a in _param_names(owner)}
                 pointers = tensor_params.get(owner.name, set()) | {p for p in params if p.endswith(("_ptr", "_ptrs"))}
                 for arg in list(node.args) + [k.value for k in node.keywords]:
-                    for sub in ast.walk(arg):
-                        if isinstance(sub, ast.BinOp) and isinstance(sub.op, (ast.Add, ast.Sub)):
+                    # Only the argument itself (a chain of + / -), never index
+                    # arithmetic inside a subscript or a nested call.
+                    for sub in _binop_chain(arg):
+                        if isinstance(sub.op, (ast.Add, ast.Sub)):
                             sides = [sub.left, sub.right]
                             ptr = [x.id for x in sides if isinstance(x, ast.Name) and x.id in pointers and x.id in params]
                             others = [x for x in sides if not (isinstance(x, ast.Name) and x.id in ptr)]
@@ -710,6 +712,12 @@ def pointer_arithmetic(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
                         f"{ast.unparse(node)} advances the kernel argument {name} like a pointer: NKI tensors have no "
                         f"pointers; index the next tile with a slice ({name}[k0:k0 + 128, :]) instead"
                     ), Level.ERROR, owner.name)
+
+
+def _binop_chain(node: ast.AST) -> Iterator[ast.BinOp]:
+    while isinstance(node, ast.BinOp):
+        yield node
+        node = node.left
 
 
 # ------------------------------------------------------------------ NKI424 flat index math
@@ -838,7 +846,10 @@ def host_library_on_tiles(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
     names_by_fn: dict[str, set[str]] = {}
     for _, graph in ctx.model.graphs():
         for _, data in graph.tensors():
-            if data.get("name") and data.get("function"):
+            # A parameter of unknown shape may be a Python scalar the model saw next
+            # to a tile (operand0=scale); only allocations, results and parameters
+            # with a known shape are certainly tensors.
+            if data.get("name") and data.get("function") and not _opaque_param(data):
                 names_by_fn.setdefault(str(data["function"]), set()).add(str(data["name"]))
     for fn in s.device_functions:
         for node in s.nodes(fn):

@@ -236,3 +236,27 @@ def test_bundled_example_shows_the_port_leftovers():
     path = Path(examples.__file__).resolve().parent / "softmax_port.py"
     ids = {f.rule_id for f in lint_file(path, select=("NKI4", "NKI5"))}
     assert {"NKI414", "NKI503", "NKI504"} <= ids
+
+
+def test_scalar_parameters_are_not_mistaken_for_tiles_or_pointers(tmp_path):
+    # `scale` reaches an ISA call as operand0, so the model materialises it as a
+    # parameter tensor of unknown shape; math on it and index arithmetic with
+    # `start` are compile-time Python and must not be reported.
+    findings = _lint(tmp_path, """
+        import math
+        import nki
+        import nki.language as nl
+        import nki.isa as nisa
+
+        @nki.jit
+        def scale_kernel(x, scale, start):
+            out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+            t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=x[start + 1:start + 129, :])
+            nisa.tensor_scalar(dst=t, data=t, op0=nl.multiply, operand0=scale)
+            inv = 1.0 / math.sqrt(scale)
+            nisa.tensor_scalar(dst=t, data=t, op0=nl.multiply, operand0=inv)
+            nisa.dma_copy(dst=out, src=t)
+            return out
+    """)
+    assert not findings, [f"{f.rule_id} {f.message}" for f in findings]
