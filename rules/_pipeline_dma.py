@@ -41,6 +41,9 @@ COPY_APIS = {
 }
 
 
+COPY_SHORT = {name.rsplit(".", 1)[-1] for name in COPY_APIS}
+
+
 @dataclass
 class Side:
     """One operand of a transfer: the node read or written and its base tensor."""
@@ -133,10 +136,14 @@ def transfers(graph: KernelGraph) -> list[Transfer]:
         dst_id = writes.get("dst") or writes.get("result")
         landing = None
         if "result" in writes:
-            # A legacy tile assigned into an allocated tensor lands there directly.
-            for op2 in graph.ops_reading(writes["result"]):
+            # A legacy tile assigned as a whole into an allocated tensor
+            # (`t[...] = nl.load(...)`) lands there directly; an assignment
+            # of a slice of it later on is a copy, not the landing.
+            result = writes["result"]
+            for op2 in graph.ops_reading(result):
                 d2 = graph.attrs(op2)
-                if d2.get("assignment"):
+                direct = any(n == result and e.get("param") == "value" for n, e in graph.reads(op2))
+                if d2.get("assignment") and direct:
                     target = [n for n, e in graph.writes(op2) if e.get("param") == "dst"]
                     if target:
                         dst_id, landing = target[0], op2

@@ -74,16 +74,21 @@ def _matmul_accumulation(graph: KernelGraph, op_id: str, tensor_id: str) -> bool
     return False
 
 
-def independent_iterations(model, graph: KernelGraph, lf: GraphFacts, loop: LoopFacts) -> str | None:
-    """None if the loop's iterations are provably independent, else why not."""
+def independent_iterations(model, graph: KernelGraph, lf: GraphFacts, loop: LoopFacts,
+                           syntax: bool = True) -> str | None:
+    """None if the loop's iterations are provably independent, else why not.
+    ``syntax=False`` checks the data flow of the graph only (no look at calls
+    the graph could not follow or Python variables carried between
+    iterations)."""
     if loop.sym is None:
         return "the loop index is not known"
     ops = lf.ops_in(loop.loop_id)
     if not ops:
         return "no operations"
-    problem = _syntax_problem(model, graph, lf, loop, ops)
-    if problem:
-        return problem
+    if syntax:
+        problem = _syntax_problem(model, graph, lf, loop, ops)
+        if problem:
+            return problem
     blocks: dict[str, set] = {}
     written: set[str] = set()
     for op in ops:

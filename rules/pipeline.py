@@ -459,6 +459,9 @@ is the way in legacy code.
                     stage = buffers.pipeline_stage(graph, lf, acc, tensor_id, loop)
                     if stage is None:
                         break
+                    if stage[0] not in dma.COPY_SHORT and serial.independent_iterations(
+                            model, graph, lf, loop, syntax=False) is not None:
+                        break  # iterations depend on each other anyway (a layer loop): no overlap lost
                     self._report(ctx, reporter, kernel, graph, tensor_id, loop, address, stage)
                     break
 
@@ -1981,6 +1984,7 @@ def _free_walk(graph, lf, op_id: str, loop, mm, limit: int):
                 continue
             # A legacy result tile: where the assignment puts it.
             landing = [w for op2 in graph.ops_reading(n) if graph.attrs(op2).get("assignment")
+                       and any(r == n for r, _ in graph.reads(op2))
                        for w, e2 in graph.writes(op2) if e2.get("param") == "dst"]
             if not landing:
                 return None

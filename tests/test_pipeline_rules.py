@@ -386,3 +386,20 @@ def test_pipeline_rules_do_not_report_helpers_twice_per_call_site(tmp_path):
     """
     found = lint(tmp_path, code, "NKI301")
     assert len(found) == 1 and found[0].span.start_line == 9 and "allocated at line 7" in found[0].message
+
+
+def test_a_slice_copied_out_of_a_loaded_tile_is_not_the_load_destination(tmp_path):
+    code = LEGACY + """
+    @nki.jit
+    def k(x):
+        rows, cols = x.shape
+        out = nl.ndarray((128, 2048), dtype=nl.float32, buffer=nl.shared_hbm)
+        for i in nl.affine_range(4):
+            t = nl.load(x[i * 128:(i + 1) * 128, 0:2048], dtype=nl.float32)
+            part = nl.ndarray((128, 2), dtype=nl.float32, buffer=nl.sbuf)
+            part[0:128, 0:2] = t[0:128, 0:2]
+            nl.store(out[0:128, i * 2:(i + 1) * 2], value=part)
+        return out
+    """
+    found = lint(tmp_path, code, "NKI305")
+    assert [f.span.start_line for f in found] == [13]  # only the 8-byte store, not the 8 KiB load
