@@ -9,10 +9,12 @@ tensor (through any view of it), which ops consume it, what an op computes
 
 from __future__ import annotations
 
+import ast
+import re
 from typing import Iterable, Iterator
 
 from nkilint.model.graph import KernelGraph
-from nkilint.model.values import ApiRef, Const, DType, TensorV, Value, const_int, int_bounds
+from nkilint.model.values import ApiRef, Const, DsV, DType, Int, SliceV, TensorV, Value, const_int, int_bounds
 
 LOW_PRECISION = {
     "bfloat16", "float16", "float8_e4m3", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fn_x4", "float8_e5m2_x4",
@@ -219,6 +221,77 @@ def repeats(graph: KernelGraph, op: str, tensor: str) -> str | None:
         upper = loop_trip_upper(graph, loop)
         if upper is None or upper > 1:
             return loop
+    return None
+
+
+def _loop_sym_name(graph: KernelGraph, loop: str) -> str | None:
+    """The name the interpreter gives a loop's index symbol ("index of range(n)")."""
+    site = graph.attrs(loop).get("site")
+    node = getattr(site, "node", None)
+    it = getattr(node, "iter", None)
+    if it is None:
+        return None
+    try:
+        text = ast.unparse(it)
+    except Exception:  # pragma: no cover - unparse of odd nodes
+        return None
+    if len(text) > 80:
+        text = text[:77] + "..."
+    return f"index of {text}"
+
+
+def _index_values(items) -> Iterator[Value]:
+    for it in items or ():
+        if isinstance(it, SliceV):
+            yield from (it.start, it.stop)
+        elif isinstance(it, DsV):
+            yield from (it.start, it.size)
+        else:
+            yield it
+
+
+def index_may_depend_on(graph: KernelGraph, node_id: str, loop: str) -> bool:
+    """Whether the location a view selects may change with the loop's index.
+    Opaque integers (no symbol, not constant) count as "may"."""
+    data = graph.attrs(node_id)
+    if data.get("kind") != "view":
+        return False
+    iterator = graph.attrs(loop).get("iterator") or ""
+    index = data.get("index") or ""
+    if iterator and re.search(rf"(?<![\w.]){re.escape(iterator)}(?!\w)", index):
+        return True
+    sym_name = _loop_sym_name(graph, loop)
+    for v in _index_values(data.get("index_v")):
+        if isinstance(v, Const) or v is None:
+            continue
+        if isinstance(v, Int):
+            syms = [v.sym] if v.sym is not None else []
+            syms += [s for s, _ in (v.terms or ())]
+            if not syms and v.exact is None:
+                return True
+            if any(s.name == sym_name for s in syms):
+                return True
+            continue
+        return True  # unknown, tensors (indirect), index vectors
+    return graph.attrs(graph.base_tensor(node_id)).get("kind") == "view" and index_may_depend_on(
+        graph, graph.base_tensor(node_id), loop)
+
+
+def accumulation_loop(graph: KernelGraph, op: str, tensor: str, dst: str | None) -> str | None:
+    """The loop across which op adds into the same location of ``tensor``: it
+    encloses op but not the allocation, runs more than once, and the written
+    location does not move with its index."""
+    op_loops = graph.attrs(op).get("loops", ())
+    t_loops = graph.attrs(base(graph, tensor)).get("loops", ())
+    for loop in op_loops:
+        if loop in t_loops:
+            continue
+        upper = loop_trip_upper(graph, loop)
+        if upper is not None and upper <= 1:
+            continue
+        if dst is not None and index_may_depend_on(graph, dst, loop):
+            continue
+        return loop
     return None
 
 

@@ -149,12 +149,19 @@ def low_precision_accumulators(ctx: RuleContext) -> Iterator[Spot]:
                     continue
                 tdata = graph.attrs(target)
                 dtype = fl.dtype_of(graph, target)
-                if not _low(dtype) or tdata.get("buffer") not in ("sbuf", "psum"):
+                if tdata.get("buffer") not in ("sbuf", "psum"):
+                    continue
+                if not _low(dtype):
+                    spot = _cast_down_partial(graph, op, data, target, reads, dst)
+                    if spot is not None:
+                        seen.add(target)
+                        spot.kernel = kernel.name
+                        yield spot
                     continue
                 # PSUM matmul accumulation is NKI501's.
                 if any(_is_matmul(graph.attrs(w)) for _, n in reads for w in fl.writers(graph, n)) and tdata.get("buffer") == "psum":
                     continue
-                loop = fl.repeats(graph, op, target)
+                loop = fl.accumulation_loop(graph, op, target, dst)
                 if loop is None:
                     continue
                 seen.add(target)
@@ -169,6 +176,43 @@ def low_precision_accumulators(ctx: RuleContext) -> Iterator[Spot]:
                     f"({_mantissa(dtype)} significant bits), while the GPU original kept the accumulator in fp32 "
                     f"registers; accumulate in an nl.float32 tile (or in fp32 PSUM) and cast once at the end"
                 ), level, kernel.name)
+
+
+_COPIES = {"tensor_copy", "copy", "activation", "tensor_scalar"}
+
+
+def _cast_down_partial(graph: KernelGraph, op: str, data: dict, target: str, reads, dst: str) -> Spot | None:
+    """An fp32 accumulator fed by matmul partials that were evicted from PSUM to
+    a low-precision tile inside the same loop (split-K partials rounded)."""
+    loop = fl.accumulation_loop(graph, op, target, dst)
+    if loop is None:
+        return None
+    for _, n in reads:
+        if fl.base(graph, n) == target:
+            continue
+        part_dtype = fl.dtype_of(graph, n)
+        if not _low(part_dtype):
+            continue
+        for w in fl.writers(graph, n):
+            wdata = graph.attrs(w)
+            if fl.short(wdata.get("api")) not in _COPIES or loop not in wdata.get("loops", ()):
+                continue
+            srcs = [m for _, m in fl.reads(graph, w)]
+            psum = [m for m in srcs if graph.attrs(fl.base(graph, m)).get("buffer") == "psum"
+                    and any(_is_matmul(graph.attrs(x)) for x in fl.writers(graph, m))]
+            if not psum:
+                continue
+            trip = graph.attrs(loop).get("trip_v")
+            bounds = fl.int_bounds(trip) if trip is not None else None
+            level = Level.WARNING if bounds is not None and bounds[0] >= LONG_ACCUMULATION else Level.NOTE
+            return Spot(data.get("site"), (
+                f"matmul partials are cast down to {part_dtype} ({_name(graph, n)}, evicted from PSUM tile "
+                f"{_name(graph, psum[0])} at line {getattr(wdata.get('site'), 'line', '?')}) inside "
+                f"{_loop_text(graph, loop)} and then added into {_name(graph, target)}: every partial is rounded to "
+                f"{part_dtype} before the sum, where a GPU kernel keeps partial sums in fp32 registers; accumulate "
+                f"in one fp32 PSUM tile (or evict to an fp32 tile) and cast once at the end"
+            ), level)
+    return None
 
 
 def _mantissa(dtype: str | None) -> int:

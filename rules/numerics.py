@@ -148,14 +148,17 @@ class LowPrecisionAccumulator(_NumericsRule):
     name = "low-precision-accumulator"
     family = "numerics"
     level = Level.WARNING
-    summary = "A bf16/fp16/fp8 SBUF tile accumulates a running sum across loop iterations"
+    summary = "A running sum accumulates in bf16/fp16/fp8 across loop iterations, or adds partials cast down in the loop"
     fix_hint = "accumulate in an nl.float32 tile and cast once at the end"
     explanation = """
 A loop adds into the same low-precision tile every iteration:
 `nisa.tensor_tensor(dst=acc, data1=acc, data2=x, op=nl.add)`, `acc[...] +=
 x`, or legacy `acc = acc + x` / `acc = nl.add(acc, x)` with `acc`
 allocated outside the loop in bf16, fp16 or fp8 — including PSUM results
-evicted to bf16 inside the K loop and summed there. A warning when the loop
+evicted to bf16 inside the K loop and summed there. The same rule reports
+an fp32 accumulator fed by matmul partials that were cast down to a
+low-precision tile (`tensor_copy` from PSUM) inside the loop: split-K
+partials rounded before the sum. A warning when the loop
 runs at least 8 times for every value the code allows; a note when the
 trip count is smaller or unknown (a handful of roundings, e.g. combining a
 few expert outputs, is often an accepted trade-off).
@@ -232,6 +235,34 @@ matmul partials) and cast once when storing.
             lines=[13],
             title="unknown trip count: a note",
             level=Level.NOTE,
+        ),
+        invalid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def mm_split_k(aT, b):
+                out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+                acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.memset(dst=acc, value=0.0)
+                for k in range(16):
+                    ta = nl.ndarray((128, 128), dtype=aT.dtype, buffer=nl.sbuf)
+                    tb = nl.ndarray((128, 512), dtype=b.dtype, buffer=nl.sbuf)
+                    nisa.dma_copy(dst=ta, src=aT[k * 128:(k + 1) * 128, 0:128])
+                    nisa.dma_copy(dst=tb, src=b[k * 128:(k + 1) * 128, 0:512])
+                    ps = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+                    nisa.nc_matmul(dst=ps, stationary=ta, moving=tb)
+                    part = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.sbuf)
+                    nisa.tensor_copy(dst=part, src=ps)
+                    nisa.tensor_tensor(dst=acc, data1=acc, data2=part, op=nl.add)
+                nisa.dma_copy(dst=out, src=acc)
+                return out
+            """,
+            lines=[19],
+            title="split-K partials cast to bf16 inside the loop, summed in fp32",
+            level=Level.WARNING,
         ),
         valid(
             """
