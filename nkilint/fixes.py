@@ -333,20 +333,9 @@ def _unsafe_only(findings: list[Finding], unsafe: bool) -> int:
 
 
 def _check_again(checker, text: str, display: str, disk: Path | None):
-    """Check new text for a file that was already checked.
-
-    The project caches each module it parsed by path, and registering a new
-    source for the path does not replace that cache (nkilint/model/
-    project.py), so the model would analyse the old tree; drop the cached
-    module first so that kernels, spans and fixes refer to the new text.
-    """
-    if disk is not None:
-        modules = getattr(checker.project, "_modules", None)
-        if isinstance(modules, dict):
-            try:
-                modules.pop(disk.resolve(), None)
-            except OSError:  # pragma: no cover
-                pass
+    """Check new text for a file that was already checked (the project
+    replaces the module parsed from the old text when the new source is
+    registered, so kernels, spans and fixes refer to the new text)."""
     return checker.check_text(text, display, str(disk) if disk else None)
 
 

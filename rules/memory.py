@@ -2083,7 +2083,7 @@ class KernelOutputNotSharedHbm(Rule):
     name = "kernel-output-not-shared-hbm"
     family = "memory"
     level = Level.ERROR
-    summary = "A kernel returns a tensor that is not in shared HBM (on-chip always; nl.hbm from NKI 0.3)"
+    summary = "A kernel returns an on-chip tile instead of an HBM tensor (or, from NKI 0.3, a helper-built nl.hbm output)"
     explanation = """
 A kernel's outputs are HBM tensors the caller reads after the kernel ends.
 Returning an SBUF or PSUM tile is never valid ("the input and output
@@ -2092,9 +2092,10 @@ parameters to NKI kernels must be HBM tensor references"; legacy known issue
 (return) tensors must be allocated with `buffer=nl.shared_hbm`. Using
 `nl.hbm` for output tensors will cause compilation failures."
 
-nkilint checks the names a decorated kernel returns that it allocates
-itself. (The migration family reports removed or renamed APIs; this rule
-owns where outputs live.)
+nkilint checks the names a kernel returns that it allocates itself. A
+decorated kernel's own `nl.hbm` output is reported (with a safe fix) by
+NKI613 `output-not-shared-hbm` in the migration family; this rule reports
+`nl.hbm` outputs of functions launched with `nki.jit(f)` and of helpers.
 
 **Fix:** allocate the output with
 `nl.ndarray(shape, dtype=..., buffer=nl.shared_hbm)`, copy the result tile
@@ -2113,14 +2114,12 @@ into it (`nisa.dma_copy` / legacy `nl.store`), and return the HBM tensor.
 
             @nki.jit
             def copy_kernel(x):
-                out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.hbm)
                 t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
                 nisa.dma_copy(dst=t, src=x)
-                nisa.dma_copy(dst=out, src=t)
-                return out
+                return t
             """,
-            lines=[11],
-            title="current API: an nl.hbm output (NKI 0.3+)",
+            lines=[9],
+            title="current API: returning the SBUF tile",
         ),
         valid(
             """
@@ -2136,8 +2135,7 @@ into it (`nisa.dma_copy` / legacy `nl.store`), and return the HBM tensor.
                 nisa.dma_copy(dst=out, src=t)
                 return out
             """,
-            title="the same kernel for NKI 0.2",
-            nki_version="0.2",
+            title="an nl.hbm output is NKI613's (migration) to report",
         ),
         invalid(
             """
@@ -2190,9 +2188,12 @@ into it (`nisa.dma_copy` / legacy `nl.store`), and return the HBM tensor.
                     buffer = buffers.pop()
                     if buffer in q.ON_CHIP:
                         message = f"kernel {kernel.name} returns {value.id}, a {buffer.upper()} tile; kernel outputs must be in HBM"
-                    elif buffer in ("hbm", "private_hbm") and hbm_is_error:
-                        message = (f"kernel {kernel.name} returns {value.id}, allocated in {buffer}; from NKI 0.3 kernel "
-                                   f"outputs must be allocated with buffer=nl.shared_hbm (target NKI {ctx.nki_version})")
+                    elif buffer in ("hbm", "private_hbm") and hbm_is_error and kernel.decorator is None:
+                        # A decorated kernel's own nl.hbm output is NKI613's (migration,
+                        # with a fix); launched functions and helpers are seen only here.
+                        message = (f"{kernel.name} returns {value.id}, allocated in {buffer}, as a kernel output; from "
+                                   f"NKI 0.3 kernel outputs must be allocated with buffer=nl.shared_hbm "
+                                   f"(target NKI {ctx.nki_version})")
                     else:
                         continue
                     if role == "maybe":

@@ -376,3 +376,16 @@ def test_kernel_discovery_finds_every_root_form():
     assert kinds["helper_that_allocates"] == ("probable", "calls nki.language.ndarray")
     assert kinds["Tiles.tile"][0] == "probable" and "NKIObject" in kinds["Tiles.tile"][1]
     assert "host_only" not in kinds
+
+
+def test_new_text_for_a_file_replaces_its_cached_module(tmp_path):
+    path = tmp_path / "k.py"
+    path.write_text("import nki.language as nl\n\ndef f():\n    return nl.zeros((64, 4), dtype=nl.float32)\n")
+    project = Project(tmp_path)
+    first = analyze_file(SourceFile(str(path), path.read_text()), project, TRN2, LATEST)
+    (_, t1), = [x for x in first.kernels[0].graph.tensors()]
+    assert dims(t1) == [64, 4]
+    second_text = "import nki.language as nl\n\ndef f():\n    return nl.zeros((32, 8), dtype=nl.float32)\n"
+    second = analyze_file(SourceFile(str(path), second_text), project, TRN2, LATEST)
+    (_, t2), = [x for x in second.kernels[0].graph.tensors()]
+    assert dims(t2) == [32, 8]

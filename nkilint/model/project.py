@@ -64,7 +64,22 @@ class Project:
             key = path.resolve()
         except OSError:  # pragma: no cover
             return
+        previous = self._sources.get(key)
         self._sources[key] = source
+        if previous is not None and previous is not source and previous.text != source.text:
+            # New text for this file (a fix round, an editor buffer): drop the
+            # module parsed from the old text, and every module's evaluated
+            # values, which may have imported from it.
+            self._modules.pop(key, None)
+            for info in self._modules.values():
+                if info is not None:
+                    info.env = None
+                    info.env_state = "new"
+            self.pure_memo.clear()
+        elif key in self._modules and self._modules[key] is not None and self._modules[key].source is not source:
+            # Same text, new SourceFile: rules walk this source's tree, so the
+            # model must use the same tree (node identities must match).
+            self._modules.pop(key, None)
         top = self._package_root(key)
         if top is not None and top not in self._roots:
             self._roots.append(top)
