@@ -62,21 +62,24 @@ def _low(dtype: str | None) -> bool:
 def psum_low_precision_accumulation(ctx: RuleContext) -> Iterator[Spot]:
     trn3 = ctx.target.name == "trn3"
     for kernel, graph in ctx.model.graphs():
-        by_dst: dict[str, list[str]] = {}
+        by_dst: dict[str, list[tuple[str, str]]] = {}
         for op, data in graph.ops():
             # nc_matmul_mx (MX quantised, trn3) documents bf16 PSUM as a supported destination: not reported.
             if _is_matmul(data) and fl.short(data.get("api")) == "nc_matmul":
                 for param, dst in fl.writes(graph, op):
                     if param == "dst":
-                        by_dst.setdefault(fl.base(graph, dst), []).append(op)
-        for base, ops in by_dst.items():
+                        by_dst.setdefault(fl.base(graph, dst), []).append((op, dst))
+        for base, pairs in by_dst.items():
             bdata = graph.attrs(base)
             dtype = fl.dtype_of(graph, base)
             if bdata.get("buffer") != "psum" or not _low(dtype):
                 continue
-            loop = next((fl.repeats(graph, op, base) for op in ops if fl.repeats(graph, op, base)), None)
+            ops = [op for op, _ in pairs]
+            loops = [fl.accumulation_loop(graph, op, base, dst) for op, dst in pairs]
+            loop = next((lp for lp in loops if lp is not None), None)
             explicit = any(fl.const_param(graph.attrs(op), "accumulate") is True for op in ops)
-            if loop is None and len(ops) < 2 and not explicit:
+            same_place = len({graph.attrs(dst).get("index") for _, dst in pairs}) < len(pairs)
+            if loop is None and not same_place and not explicit:
                 continue
             first = min(ops, key=fl.op_order)
             how = f"across {_loop_text(graph, loop)}" if loop else "over several matmuls"
