@@ -1,12 +1,18 @@
 """Block scoping of legacy NKI tensors (for NKI709 / NKI710).
 
-The legacy frontend gives every ``if`` / ``else`` / ``for`` / ``while``
-block its own scope for tensors (aws-neuron-sdk nki/api/nki.errors.rst
+The legacy frontend gives every ``if`` / ``else`` / ``for`` block that it
+keeps as control flow its own scope for tensors (aws-neuron-sdk nki/api/nki.errors.rst
 @1db4d74e, err_local_variable_used_out_of_scope): a tensor bound inside a
 block may not be read after it, and rebinding an outer tensor inside a
 block creates a new, block-local object (the frontend warns "shadowing
 local tensor ... use 'x[...] =' if you want to update the existing
 object").
+
+Blocks are the bodies of loops over symbolic iterators (``range``,
+``affine_range``, ``sequential_range``) and of ``if`` statements whose
+condition depends on such a loop's variable; an ``if`` on specialization-time
+values is resolved while tracing and opens no scope (the SDK's own reference
+kernels bind tensors under ``if use_dma_transpose ...`` and use them after).
 
 This module runs a forward reaching-definitions pass over one function:
 each binding remembers the block it was made in, and a read is out of
@@ -28,7 +34,7 @@ class Def:
     block: int  # id of the block the binding was made in
     node: ast.AST  # the binding target (ast.Name)
     tensor: bool
-    block_kind: str  # if / else / for / while / function
+    block_kind: str  # if / else / for / function
     block_line: int
 
 
@@ -57,9 +63,15 @@ class BlockScopes:
     """Runs the pass over a function. ``is_tensor(value)`` decides whether a
     bound expression is a tensor."""
 
-    def __init__(self, fn: ast.AST, is_tensor: Callable[[ast.AST], bool]) -> None:
+    def __init__(self, fn: ast.AST, is_tensor: Callable[[ast.AST], bool],
+                 scoped_loop: Callable[[ast.For], bool] = lambda loop: True,
+                 loop_names: Callable[[ast.For], set[str]] = lambda loop: set()) -> None:
         self.fn = fn
         self.is_tensor = is_tensor
+        self.scoped_loop = scoped_loop
+        self.loop_names = loop_names
+        # Names that vary with the enclosing symbolic loops (their targets and what derives from them).
+        self._symbolic: list[set[str]] = []
         self.report = ScopeReport()
         self._seen_loads: set[int] = set()
         self._seen_shadows: set[int] = set()
@@ -80,6 +92,13 @@ class BlockScopes:
         return self._block(body, stack + [block], dict(state))
 
     def _stmt(self, stmt: ast.stmt, stack: list[tuple], state: State) -> State:
+        if isinstance(stmt, ast.If) and not self._symbolic_test(stmt.test):
+            # A condition on specialization-time values (flags, shapes, nc_version) is resolved while
+            # tracing: both branches stay in the enclosing block.
+            self._loads(stmt.test, stack, state)
+            after_body = self._block(stmt.body, stack, dict(state))
+            after_else = self._block(stmt.orelse, stack, dict(state)) if stmt.orelse else state
+            return _merge(after_body, after_else)
         if isinstance(stmt, ast.If):
             self._loads(stmt.test, stack, state)
             after_body = self._nested(stmt.body, stack, state, "if", stmt.lineno, stmt.body)
@@ -89,23 +108,32 @@ class BlockScopes:
             else:
                 after_else = state
             return _merge(after_body, after_else)
+        if isinstance(stmt, (ast.For, ast.AsyncFor)) and not self.scoped_loop(stmt):
+            # A Python loop unrolled while tracing (a tuple, static_range): no block of its own.
+            self._loads(stmt.iter, stack, state)
+            state = self._bind_target(stmt.target, None, stack[-1], state, stack)
+            state = _merge(state, self._block(stmt.body, stack, dict(state)))
+            return self._block(stmt.orelse, stack, state)
         if isinstance(stmt, (ast.For, ast.AsyncFor)):
             self._loads(stmt.iter, stack, state)
             block = (id(stmt.body), "for", stmt.lineno)
             inner = dict(state)
             inner = self._bind_target(stmt.target, None, block, inner, stack + [block])
-            after = self._block(stmt.body, stack + [block], inner)
+            self._symbolic.append(self.loop_names(stmt))
+            try:
+                after = self._block(stmt.body, stack + [block], inner)
+            finally:
+                self._symbolic.pop()
             out = _merge(state, after)
             if stmt.orelse:
                 out = _merge(out, self._nested(stmt.orelse, stack, out, "else", stmt.orelse[0].lineno, stmt.orelse))
             return out
         if isinstance(stmt, ast.While):
+            # The catalogue names if/else/for blocks only (its own do-while example rebinds an outer
+            # tensor inside the loop), so a while body is not treated as a scope.
             self._loads(stmt.test, stack, state)
-            after = self._nested(stmt.body, stack, state, "while", stmt.lineno, stmt.body)
-            out = _merge(state, after)
-            if stmt.orelse:
-                out = _merge(out, self._nested(stmt.orelse, stack, out, "else", stmt.orelse[0].lineno, stmt.orelse))
-            return out
+            state = _merge(state, self._block(stmt.body, stack, dict(state)))
+            return self._block(stmt.orelse, stack, state)
         if isinstance(stmt, (ast.With, ast.AsyncWith)):
             for item in stmt.items:
                 self._loads(item.context_expr, stack, state)
@@ -148,6 +176,10 @@ class BlockScopes:
             return state
         self._loads(stmt, stack, state)
         return state
+
+    def _symbolic_test(self, test: ast.AST) -> bool:
+        names = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+        return any(names & active for active in self._symbolic)
 
     # -- reads and bindings --------------------------------------------------------
     def _loads(self, node: ast.AST, stack: list[tuple], state: State) -> None:

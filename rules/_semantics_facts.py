@@ -25,7 +25,6 @@ from typing import Iterator
 
 from nkilint.context import RuleContext
 from nkilint.model import query as q
-from nkilint.model.graph import KernelGraph
 from nkilint.model.semantic import FileModel, Kernel
 
 # Attributes of a tensor that are specialization-time values, not data.
@@ -35,9 +34,10 @@ MGRID_ATTRS = {"p", "x", "y", "z", "w"}
 SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 # Parameter names of NKI APIs that always take a tensor.
+# (Not x / y: binary nl ops take scalars there; not bias: a scalar from gen3.)
 TENSOR_PARAMS = {
-    "src", "dst", "data", "data0", "data1", "data2", "x", "y", "stationary", "moving", "in_tensor", "on_true_tile",
-    "predicate", "indices", "bias", "reduce_res", "dst_scale", "srcs", "dsts",
+    "src", "dst", "data", "data0", "data1", "data2", "stationary", "moving", "in_tensor", "on_true_tile",
+    "predicate", "indices", "reduce_res", "dst_scale", "srcs", "dsts",
 }
 # Tensor methods that return a view of the same data.
 VIEW_METHODS = {"reshape", "view", "ap", "bitcast", "reinterpret_cast", "broadcast_to", "permute", "slice", "select",
@@ -393,9 +393,9 @@ class FileFacts:
     def param_used_as_tensor(self, fn: ast.AST, name: str) -> bool:
         """A parameter (never rebound) that the function passes to an NKI
         API, directly or sliced. The model does not materialize parameters
-        with a ``None`` default, so this is decided on the syntax."""
-        if self.tensor_param(fn, name):
-            return True
+        with a ``None`` default, and materializes a parameter passed to any
+        NKI argument (even ``program_axes=``), so this is decided on the
+        syntax: the parameter is passed where an API always takes a tensor."""
         scope = self.scope(fn)
         owner = scope.owner(name)
         if owner is None or name not in owner.params or owner.bindings.get(name):
@@ -623,6 +623,3 @@ def facts(ctx: RuleContext) -> FileFacts:
     _CACHE[id(model)] = (model, out)
     return out
 
-
-def kernel_graphs(model: FileModel) -> Iterator[tuple[Kernel, KernelGraph]]:
-    yield from model.graphs()

@@ -22,38 +22,54 @@ from nkilint.model import query as q
 from nkilint.rule import Rule, invalid, valid
 
 from ._common import Reporter
-from ._semantics_facts import MGRID_ATTRS as MGRID_ATTRS_, FileFacts, facts
+from ._semantics_checks import (
+    _describe,
+    _dialect,
+    _truth_tested,
+    _reads_tensor,
+    _inside,
+    _is_api,
+    _call_arg,
+    _own_statements_and_exprs,
+    _dynamic_loop,
+    _is_mutable_annotation,
+    _root_kernels,
+    _kernel_args,
+    _writes,
+    _experimental_flag,
+    _trace_mode,
+    _called_from_kernel,
+    _returned_names,
+    _READ_PARAMS,
+    _block_reports,
+    _MATMULS,
+    _indirect_destination,
+    _written_expr,
+    _loop_dependents,
+    _views,
+    _index_elements,
+    _symbolic_loop_vars,
+    _mask_problem,
+    _index_names_in,
+    _tile_positions,
+    _ops_on_view,
+    _index_span,
+    _guarded,
+    _tensor_api,
+    _launcher,
+    _decorated_kernel,
+    _const_dim,
+    _trusted_shape,
+    _in_dead_loop,
+    _strip_ones,
+    _ACTIVATIONS,
+    _fully_allocated,
+    _vector_engine,
+    _true,
+)
+from ._semantics_facts import FileFacts, facts
 
 ERRORS_DOC = "aws-neuron-sdk nki/api/nki.errors.rst @1db4d74e"
-
-
-def _describe(f: FileFacts, fn: ast.AST, expr: ast.AST) -> str:
-    """`name` (SBUF (128, 512)) for a tensor expression."""
-    text = f.span_text(expr)
-    refs = f.tensor_refs(fn, expr)
-    if refs:
-        data = refs[0].data
-        buffer = str(data.get("buffer") or "").upper()
-        shape = q.fmt_shape(q.shape_of(data))
-        if data.get("shape_v") is None:
-            return f"`{text}` ({buffer} tensor)" if buffer and buffer != "UNKNOWN" else f"`{text}` (a tensor)"
-        return f"`{text}` ({buffer} {shape})" if buffer and buffer != "UNKNOWN" else f"`{text}` {shape}"
-    return f"`{text}`"
-
-
-def _dialect(f: FileFacts) -> str:
-    return "legacy NKI (neuronxcc.nki)" if f.model.legacy else f"NKI {f.model.version}"
-
-
-def _truth_tested(f: FileFacts, node: ast.BoolOp) -> list[ast.AST]:
-    """Operands of `and`/`or` whose truth value Python takes: all but the
-    last, and the last too when the whole expression is itself tested."""
-    parent = f.parent(node)
-    tested = (
-        isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert)) and getattr(parent, "test", None) is node
-    ) or isinstance(parent, ast.BoolOp) or (isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not)) or (
-        isinstance(parent, ast.comprehension) and node in parent.ifs)
-    return list(node.values) if tested else list(node.values[:-1])
 
 
 # ---------------------------------------------------------------------------
@@ -605,25 +621,6 @@ register.)
         return None
 
 
-def _reads_tensor(f: FileFacts, fn: ast.AST, expr: ast.AST) -> bool:
-    """The expression reads tensor data (not just its shape or dtype)."""
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Attribute) and node.attr in ("shape", "dtype", "buffer", "ndim", "size"):
-            continue
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("len", "isinstance"):
-            continue
-        if isinstance(node, (ast.Name, ast.Call, ast.Subscript)) and f.tensor_value(fn, node) == "tensor":
-            return True
-        stack.extend(ast.iter_child_nodes(node))
-    return False
-
-
-def _inside(f: FileFacts, node: ast.AST, container: ast.AST) -> bool:
-    return any(anc is container for anc in f.ancestors(node))
-
-
 # ---------------------------------------------------------------------------
 # Dynamic (register-driven) loops
 
@@ -856,93 +853,8 @@ the loop.
                     )
 
 
-def _is_api(f: FileFacts, expr: ast.AST, name: str) -> bool:
-    target = expr.func if isinstance(expr, ast.Call) else expr
-    qual = f.bindings.resolve_nki(target)
-    return qual is not None and qual.name == name
-
-
-def _call_arg(call: ast.Call, index: int, keyword: str) -> ast.AST | None:
-    for kw in call.keywords:
-        if kw.arg == keyword:
-            return kw.value
-    if index < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[: index + 1]):
-        return call.args[index]
-    return None
-
-
-def _own_statements_and_exprs(f: FileFacts, body: list[ast.stmt]):
-    """Every node under a block, not descending into nested functions."""
-    stack = list(reversed(body))
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))
-
-
-def _dynamic_loop(f: FileFacts, fn, node: ast.AST) -> str | None:
-    """A description of a dynamic loop construct, or None."""
-    if isinstance(node, ast.Call):
-        if _is_api(f, node.func, "nki.language.fori_loop"):
-            return "nl.fori_loop"
-        if _is_api(f, node.func, "nki.language.while_loop"):
-            return "nl.while_loop"
-    if isinstance(node, ast.For) and f.loop_kind(node) == "dynamic_range":
-        return "a `for ... in nl.dynamic_range(...)` loop"
-    if isinstance(node, ast.While) and isinstance(node.test, ast.Name) and _is_register(f, fn, node.test.id):
-        return f"a `while {node.test.id}:` register loop"
-    return None
-
-
-def _is_register(f: FileFacts, fn, name: str) -> bool:
-    owner = f.scope(fn).owner(name)
-    if owner is None:
-        return False
-    binds = owner.bindings.get(name, [])
-    return bool(binds) and all(
-        isinstance(b.value, ast.Call) and _is_api(f, b.value.func, "nki.isa.register_alloc") for b in binds
-    )
-
-
 # ---------------------------------------------------------------------------
 # Kernel parameters and outputs
-
-
-def _is_mutable_annotation(f: FileFacts, ann: ast.AST | None) -> bool:
-    if ann is None:
-        return False
-    base = ann.value if isinstance(ann, ast.Subscript) else ann
-    qual = f.bindings.resolve_nki(base)
-    return qual is not None and qual.name == "nki.typing.mutable_tensor"
-
-
-def _root_kernels(f: FileFacts):
-    """(kernel, function node) of root kernels defined in this file."""
-    own = {id(fn) for fn in f.functions()}
-    for kernel in f.model.kernels:
-        if kernel.kind == "root" and id(kernel.node) in own:
-            yield kernel, kernel.node
-
-
-def _kernel_args(fn: ast.AST) -> list[ast.arg]:
-    a = fn.args
-    return list(a.posonlyargs) + list(a.args) + list(a.kwonlyargs)
-
-
-def _writes(ref: q.NodeRef) -> list[str]:
-    """Ops writing a tensor (through any view), not counting the op that
-    returned it as a legacy result."""
-    g = ref.graph
-    out = []
-    for op_id in g.ops_writing(ref.node_id):
-        params = [d.get("param") for _, target, d in g.g.out_edges(op_id, data=True)
-                  if d.get("kind") == "writes" and g.base_tensor(target) == ref.node_id]
-        if params and all(p == "result" for p in params):
-            continue
-        out.append(op_id)
-    return out
 
 
 class ImmutableParameterWritten(Rule):
@@ -962,7 +874,11 @@ parameter", {ERRORS_DOC}).
 
 Kernels in the older pass-by-reference style (`nki.trace`, `baremetal`,
 torch `nki_jit`, or an `nki.jit` kernel that returns nothing) write their
-output parameters by design and are not reported.
+output parameters by design and are not reported; neither are sub-kernels
+(`@nki.jit(mode='trace')`, or a kernel another kernel of the file calls),
+whose parameters are the caller's tensors, nor kernels compiled with
+`experimental_flags='enable-mutable-parameter'` (as in the SDK team's
+token-generation attention kernel).
 
 **Fix:** annotate the parameter as mutable (`in_tensor: nt.mutable_tensor`
 with `import neuronxcc.nki.typing as nt`) and return it, or write into a
@@ -1026,6 +942,8 @@ that.
             # immutability rule is that of nki.jit kernels that return their outputs.
             if "nki.jit" not in kernel.how or not any(
                 isinstance(n, ast.Return) and n.value is not None for n in f.own_nodes(fn)
+            ) or _trace_mode(kernel.decorator) or _called_from_kernel(f, kernel) or _experimental_flag(
+                kernel.decorator, "enable-mutable-parameter"
             ):
                 continue
             for arg in _kernel_args(fn):
@@ -1111,7 +1029,7 @@ not need to update it.
         reporter = Reporter(ctx)
         for kernel, fn in _root_kernels(f):
             mutable = [a for a in _kernel_args(fn) if _is_mutable_annotation(f, a.annotation)]
-            if not mutable:
+            if not mutable or _experimental_flag(kernel.decorator, "skip-mutable-return-check"):
                 continue
             returns = [n for n in f.own_nodes(fn) if isinstance(n, ast.Return)]
             for arg in mutable:
@@ -1134,20 +1052,6 @@ not need to update it.
                             hint=f"return `{arg.arg}` as well",
                             kernel=kernel.name,
                         )
-
-
-def _returned_names(ret: ast.Return) -> set[str]:
-    value = ret.value
-    if value is None:
-        return set()
-    items = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
-    return {x.id for x in items if isinstance(x, ast.Name)}
-
-
-# APIs and parameters through which the model sees a tensor read; any other
-# use (collectives, unknown helpers) might write it without the model knowing.
-_READ_PARAMS = {"src", "data", "data0", "data1", "data2", "x", "y", "value", "stationary", "moving", "in_", "input",
-                "on_true_tile", "predicate", "bias", "scale", "operand0", "operand1"}
 
 
 class OutputNeverWritten(Rule):
@@ -1348,14 +1252,21 @@ path — or initialize it outside the loop.
                     parent = f.parent(parent)
             if parent is None:
                 continue
+            # Anywhere inside the arguments of a call that is not an NKI API
+            # (helper(out), tl.store(out + offsets, ...)).
+            child = node
+            for anc in [parent, *f.ancestors(parent)]:
+                if isinstance(anc, ast.stmt):
+                    break
+                if isinstance(anc, ast.Call) and anc.func is not child:
+                    qual = f.bindings.resolve_nki(anc.func)
+                    if (qual is None or not qual.name.startswith(("nki.language.", "nki.isa."))) and not (
+                            isinstance(anc.func, ast.Name) and anc.func.id in ("len", "print", "isinstance")):
+                        return True
+                child = anc
             if isinstance(parent, ast.keyword):
                 parent = f.parent(parent)
-            if isinstance(parent, ast.Call) and parent.func is not node:
-                qual = f.bindings.resolve_nki(parent.func)
-                if qual is None or not qual.name.startswith(("nki.language.", "nki.isa.")):
-                    if not (isinstance(parent.func, ast.Name) and parent.func.id in ("len", "print", "isinstance")):
-                        return True
-            elif isinstance(parent, (ast.List, ast.Tuple, ast.Dict, ast.Set, ast.Starred)):
+            if isinstance(parent, (ast.List, ast.Tuple, ast.Dict, ast.Set, ast.Starred)):
                 if not isinstance(f.parent(parent), ast.Return):
                     return True
             elif isinstance(parent, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and getattr(parent, "value", None) is node:
@@ -1372,39 +1283,33 @@ path — or initialize it outside the loop.
 # Legacy block scoping of tensors
 
 
-def _block_reports(ctx: RuleContext):
-    """(function, ScopeReport) for each legacy device function (cached per file)."""
-    from ._semantics_blocks import BlockScopes
-
-    f = facts(ctx)
-    cache = f.__dict__.setdefault("_block_reports", None)
-    if cache is None:
-        cache = []
-        for fn in f.device_functions():
-            report = BlockScopes(fn, lambda v, fn=fn: f.tensor_value(fn, v) == "tensor").run()
-            cache.append((fn, report))
-        f.__dict__["_block_reports"] = cache
-    return cache
-
-
 class TensorUsedOutOfScope(Rule):
     id = "NKI709"
     name = "tensor-used-out-of-scope"
     family = "semantics"
     level = Level.ERROR
-    summary = "Legacy: a tensor created inside an if/else/for/while block is used after the block"
+    summary = "Legacy: a tensor created inside an if/else/for block is used after the block"
     explanation = f"""
-Legacy NKI scopes tensors more strictly than Python: every `if`, `else`,
-`for` and `while` block opens a scope, and a tensor created inside it may
-not be used after the block ends — even when both branches of an `if`
-create it. The frontend raises `err_local_variable_used_out_of_scope`
+Legacy NKI scopes tensors more strictly than Python: the `if`, `else`
+and `for` blocks it keeps as control flow open a scope, and a tensor
+created inside one may not be used after the block ends — even when both
+branches of an `if` create it. The frontend raises `err_local_variable_used_out_of_scope`
 ("Local variable ... is referenced outside of its parent scope",
 {ERRORS_DOC}). The same happens when a loop rebinds an outer tensor
 (`data = data + t` inside the loop, see NKI710) and the kernel reads
 `data` after the loop.
 
-(The NKI 0.2+ compiler follows Python scoping for static loops and
-branches; only tensors created in `fori_loop` / `while_loop` bodies stay
+Scopes are the bodies of loops over `range`, `nl.affine_range` and
+`nl.sequential_range`, and of `if`/`else` whose condition depends on such a
+loop's variable (the catalogue's example: `if i < 2:` inside
+`for i in range(4)`). An `if` on specialization-time values (flags,
+shapes, `nisa.get_nc_version()`) is resolved while tracing and opens no
+scope — the SDK's reference flash-attention kernel binds tiles under
+`if use_dma_transpose ...` and uses them after. Loops over Python sequences
+and `nl.static_range` (unrolled while tracing) and `while` loops (the
+catalogue names if/else/for, and its own do-while example rebinds an outer
+tensor inside a `while`) are not treated as scopes either. (The NKI 0.2+ compiler follows Python scoping for static loops
+and branches; only tensors created in `fori_loop` / `while_loop` bodies stay
 local there, see NKI705.)
 
 **Fix:** create the tensor before the block (`tmp = nl.ndarray(shape,
@@ -1479,7 +1384,7 @@ dtype=...)`) and fill it inside with `tmp[...] = ...`.
         for fn, report in _block_reports(ctx):
             for item in report.out_of_scope:
                 d = item.binding
-                where = {"if": "`if` block", "else": "`else` block", "for": "`for` loop", "while": "`while` loop"}.get(
+                where = {"if": "`if` block", "else": "`else` block", "for": "`for` loop"}.get(
                     d.block_kind, "block")
                 reporter.at(
                     item.load,
@@ -1498,7 +1403,7 @@ class TensorShadowedInBlock(Rule):
     level = Level.WARNING
     summary = "Legacy: a block rebinds an outer tensor's name instead of updating it with t[...] ="
     explanation = f"""
-Inside an `if`/`else`/`for`/`while` block, legacy NKI treats
+Inside an `if`/`else`/`for` block, legacy NKI treats
 `data = data + t` as a *new* tensor local to the block that shadows the
 outer `data`; the outer tensor is not updated. The frontend warns
 ("shadowing local tensor ... with a new object, use 'data[...] =' if you
@@ -1565,8 +1470,6 @@ is then an error (NKI709).
 # ---------------------------------------------------------------------------
 # affine_range iterations writing the same location
 
-_MATMULS = ("nki.language.matmul", "nki.isa.nc_matmul", "nki.isa.nc_matmul_mx")
-
 
 class AffineRangeWriteConflict(Rule):
     id = "NKI711"
@@ -1585,8 +1488,9 @@ loop variable, into a tensor created outside the loop, is rejected by the
 legacy frontend with `err_unexpected_output_dependencies` ({ERRORS_DOC};
 `nl.affine_range` API docs @0521004c and @337e6041).
 
-Levels: an error for legacy kernels; a warning (a race) for `nki.*`
-kernels when the target is NKI 0.2. From NKI 0.3 every static loop is
+Levels: an error for legacy kernels when the loop provably runs at least
+twice (a warning when its trip count is unknown and might be 1); a warning
+(a race) for `nki.*` kernels when the target is NKI 0.2. From NKI 0.3 every static loop is
 unrolled in program order and this is no longer a hazard (the loop
 iterator is only deprecated, see the migration rules).
 
@@ -1720,7 +1624,7 @@ each other, use `nl.sequential_range` (legacy / 0.2) or `range`.
                     if self._accumulation(graph, op_id, op, base):
                         continue
                     expr = _written_expr(f, op, param)
-                    if expr is None:
+                    if expr is None or _indirect_destination(f, graph, target, expr):
                         continue
                     for loop_id in loops:
                         if loop_id in (base.get("loops") or ()):
@@ -1741,6 +1645,10 @@ each other, use `nl.sequential_range` (legacy / 0.2) or `range`.
                             mentioned |= {n.id for n in ast.walk(mask) if isinstance(n, ast.Name)}
                         if mentioned & deps:
                             continue
+                        trip = loop.get("trip_v")
+                        if q.upper(trip) is not None and q.upper(trip) <= 1:
+                            continue  # a single iteration cannot conflict with another
+                        sure = q.lower(trip) is not None and q.lower(trip) >= 2
                         name = q.tensor_name(base)
                         iterator = loop.get("iterator") or "i"
                         reporter.at_site(
@@ -1748,8 +1656,10 @@ each other, use `nl.sequential_range` (legacy / 0.2) or `range`.
                             f"every iteration of `nl.affine_range` loop `{iterator}` (line {loop_site.line}) writes "
                             f"`{f.span_text(expr)}` of `{name}`, the same location: affine_range iterations may run in "
                             f"parallel and must write different locations"
-                            + (" (err_unexpected_output_dependencies)" if f.model.legacy else " (NKI 0.2: a race)"),
-                            level=level,
+                            + (" (err_unexpected_output_dependencies)" if f.model.legacy else " (NKI 0.2: a race)")
+                            + ("" if sure else "; it conflicts when the loop runs more than once (its trip count "
+                               "is not known)"),
+                            level=level if sure else Level.WARNING,
                             hint=f"index the destination with `{iterator}`, allocate `{name}` inside the loop, or use "
                             f"nl.sequential_range",
                             kernel=kernel.name,
@@ -1776,74 +1686,8 @@ each other, use `nl.sequential_range` (legacy / 0.2) or `range`.
         return False
 
 
-def _written_expr(f: FileFacts, op: dict, param: str | None) -> ast.AST | None:
-    """The source expression of an op's written operand."""
-    call = op.get("call")
-    if isinstance(call, ast.Assign):
-        return call.targets[0] if len(call.targets) == 1 else None
-    if isinstance(call, (ast.AugAssign, ast.AnnAssign)):
-        return call.target
-    if not isinstance(call, ast.Call) or not param:
-        return None
-    for kw in call.keywords:
-        if kw.arg == param:
-            return kw.value
-    from nkilint.model.apitable import api_for, legacy_api
-
-    table = legacy_api() if f.model.legacy else api_for(f.model.version)
-    sig = table.signature(op.get("api", "")) or legacy_api().signature(op.get("api", ""))
-    if sig is None or sig.params is None:
-        return None
-    for i, p in enumerate(sig.positional):
-        if p.name == param and i < len(call.args):
-            return call.args[i]
-    return None
-
-
-def _loop_dependents(f: FileFacts, loop: ast.For) -> set[str]:
-    """The loop's target names and names the body derives from them."""
-    deps = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
-    assigns: list[tuple[set[str], ast.AST]] = []
-    for node in _own_statements_and_exprs(f, loop.body):
-        if isinstance(node, ast.Assign):
-            names = {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-            assigns.append((names, node.value))
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name) and node.value is not None:
-            assigns.append(({node.target.id}, node.value))
-        elif isinstance(node, ast.NamedExpr):
-            assigns.append(({node.target.id}, node.value))
-        elif isinstance(node, (ast.For, ast.comprehension)):
-            assigns.append(({n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}, node.iter))
-        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-            assigns.append(({n.id for n in ast.walk(node.optional_vars) if isinstance(n, ast.Name)}, node.context_expr))
-    changed = True
-    while changed:
-        changed = False
-        for names, value in assigns:
-            if names - deps and any(isinstance(n, ast.Name) and n.id in deps for n in ast.walk(value)):
-                deps |= names
-                changed = True
-    return deps
-
-
 # ---------------------------------------------------------------------------
 # Legacy indexing: nl.arange / nl.mgrid, masks, indirect indices
-
-
-def _views(f: FileFacts):
-    """(kernel, graph, view id, data, Subscript node) of views created by a
-    subscript in this file."""
-    for kernel, graph in f.model.graphs():
-        for view_id, data in graph.views():
-            site = data.get("site")
-            if site is None or not f.model.in_this_file(site) or not isinstance(site.node, ast.Subscript):
-                continue
-            yield kernel, graph, view_id, data, site.node
-
-
-def _index_elements(sub: ast.Subscript) -> list[ast.AST]:
-    sl = sub.slice
-    return list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
 
 
 class MixedBasicAdvancedIndexing(Rule):
@@ -1922,96 +1766,6 @@ or all index expressions (`a[i, j]` with `j = nl.arange(4)[None, :]`).
                 hint="use slices for every dimension, or index expressions for every dimension",
                 kernel=kernel.name,
             )
-
-
-class OneDimensionalArange(Rule):
-    id = "NKI713"
-    name = "one-dimensional-arange"
-    family = "semantics"
-    level = Level.ERROR
-    summary = "Legacy: a tensor is indexed with a 1-D nl.arange"
-    explanation = f"""
-Tile indices in legacy NKI must be at least two-dimensional so that they
-map onto the partition and free dimensions of SBUF/PSUM: `nl.arange(64)`
-used directly as an index is rejected with `err_1d_arange_not_supported`
-({ERRORS_DOC}).
-
-**Fix:** give the index its axis — `nl.arange(64)[:, None]` for the
-partition dimension, `nl.arange(512)[None, :]` for a free dimension — or
-use a plain slice (`tmp[0:64, 0]`).
-"""
-    references = (f"{ERRORS_DOC} (err_1d_arange_not_supported)",)
-    examples = (
-        invalid(
-            """
-            import neuronxcc.nki as nki
-            import neuronxcc.nki.language as nl
-
-            @nki.jit
-            def exp_col(x):
-                out = nl.ndarray((64, 1), dtype=nl.float32, buffer=nl.shared_hbm)
-                tmp = nl.zeros((128, 1), dtype=nl.float32, buffer=nl.sbuf)
-                i = nl.arange(64)
-                c = nl.exp(tmp[i, 0])
-                nl.store(out, value=c)
-                return out
-            """,
-            lines=[9],
-        ),
-        valid(
-            """
-            import neuronxcc.nki as nki
-            import neuronxcc.nki.language as nl
-
-            @nki.jit
-            def exp_col(x):
-                out = nl.ndarray((64, 1), dtype=nl.float32, buffer=nl.shared_hbm)
-                tmp = nl.zeros((128, 1), dtype=nl.float32, buffer=nl.sbuf)
-                i = nl.arange(64)[:, None]
-                c = nl.exp(tmp[i, 0])
-                nl.store(out, value=nl.add(c, nl.exp(tmp[0:64, 0])))
-                return out
-            """,
-        ),
-    )
-
-    def check(self, ctx: RuleContext) -> None:
-        from nkilint.model.values import IndexV
-
-        f = facts(ctx)
-        if not f.model.legacy:
-            return
-        reporter = Reporter(ctx)
-        for kernel, graph, view_id, data, sub in _views(f):
-            items = data.get("index_v") or []
-            one_d = [x for x in items if isinstance(x, IndexV) and len(x.axis_shape) == 1]
-            if not one_d:
-                continue
-            fn = f.enclosing_function(sub)
-            # Confirm on the syntax: an element that is a bare nl.arange(...) or a name bound to one.
-            culprit = next((e for e in _index_elements(sub) if fn is not None and _is_1d_arange(f, fn, e)), None)
-            if culprit is None:
-                continue
-            reporter.at(
-                sub,
-                f"`{f.span_text(sub)}` indexes with the 1-D nl.arange `{f.span_text(culprit)}`; NKI tile indices need "
-                f"two dimensions (err_1d_arange_not_supported)",
-                hint="use nl.arange(n)[:, None] (partition) or nl.arange(n)[None, :] (free), or a slice",
-                kernel=kernel.name,
-            )
-
-
-def _is_1d_arange(f: FileFacts, fn: ast.AST, expr: ast.AST) -> bool:
-    if isinstance(expr, ast.Call):
-        qual = f.bindings.resolve_nki(expr.func)
-        return qual is not None and qual.name == "nki.language.arange"
-    if isinstance(expr, ast.BinOp):
-        return _is_1d_arange(f, fn, expr.left) or _is_1d_arange(f, fn, expr.right)
-    if isinstance(expr, ast.Name) and f.is_index_name(fn, expr.id):
-        owner = f.scope(fn).owner(expr.id)
-        binds = owner.bindings.get(expr.id, []) if owner else []
-        return bool(binds) and all(b.value is not None and _is_1d_arange(f, owner.fn, b.value) for b in binds)
-    return False
 
 
 class NonAffineMask(Rule):
@@ -2093,128 +1847,6 @@ data-dependent condition into the computation (`nl.where`, `nisa.select`).
                 )
 
 
-def _symbolic_loop_vars(f: FileFacts, fn: ast.AST) -> set[str]:
-    """Targets of the function's legacy symbolic loops (range, affine_range,
-    sequential_range: not unrolled Python loops such as static_range)."""
-    out: set[str] = set()
-    for node in f.own_nodes(fn):
-        if isinstance(node, ast.For) and f.loop_kind(node) in ("range", "affine_range", "sequential_range"):
-            out |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
-    scope = f.scope(fn)
-    while scope.parent is not None:  # loops of enclosing functions (closures)
-        scope = scope.parent
-        for node in f.own_nodes(scope.fn):
-            if isinstance(node, ast.For) and f.loop_kind(node) in ("range", "affine_range", "sequential_range"):
-                out |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
-    return out
-
-
-def _mask_problem(f: FileFacts, fn: ast.AST, mask: ast.AST, symbolic: set[str]) -> tuple[ast.AST, str] | None:
-    """The first non-affine or runtime part of a mask, with the reason."""
-    # Boolean structure: comparisons combined with & | ^ ~.
-    if isinstance(mask, ast.BinOp) and isinstance(mask.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
-        return _mask_problem(f, fn, mask.left, symbolic) or _mask_problem(f, fn, mask.right, symbolic)
-    if isinstance(mask, ast.UnaryOp) and isinstance(mask.op, ast.Invert):
-        return _mask_problem(f, fn, mask.operand, symbolic)
-    if isinstance(mask, ast.Compare):
-        for operand in [mask.left, *mask.comparators]:
-            kind, culprit = _affinity(f, fn, operand, symbolic, 0)
-            if kind == "nonaffine":
-                return culprit, "is not affine"
-            if kind == "runtime":
-                return culprit, "reads runtime data"
-        return None
-    if isinstance(mask, ast.Name):
-        owner = f.scope(fn).owner(mask.id)
-        binds = owner.bindings.get(mask.id, []) if owner is not None else []
-        if len(binds) == 1 and binds[0].value is not None and not isinstance(binds[0].value, ast.Name):
-            return _mask_problem(f, owner.fn, binds[0].value, symbolic)
-    return None
-
-
-def _affinity(f: FileFacts, fn: ast.AST, expr: ast.AST, symbolic: set[str], depth: int) -> tuple[str, ast.AST]:
-    """('const' | 'affine' | 'nonaffine' | 'runtime' | 'unknown', culprit)."""
-    if depth > 12:
-        return "unknown", expr
-    if isinstance(expr, ast.Constant):
-        return "const", expr
-    if isinstance(expr, ast.Name):
-        if expr.id in symbolic or f.is_index_name(fn, expr.id):
-            return "affine", expr
-        if f.tensor_value(fn, expr) == "tensor":
-            return "runtime", expr
-        owner = f.scope(fn).owner(expr.id)
-        if owner is None or expr.id in owner.params:
-            return "const", expr  # module constants, parameters: specialization-time values
-        binds = owner.bindings.get(expr.id, [])
-        kinds = []
-        for b in binds:
-            if b.value is None or b.kind not in ("assign", "annassign"):
-                return "unknown", expr
-            kinds.append(_affinity(f, owner.fn, b.value, symbolic, depth + 1))
-        for kind in ("runtime", "nonaffine", "unknown", "affine"):
-            hit = next((c for k, c in kinds if k == kind), None)
-            if hit is not None:
-                return kind, expr if kind in ("affine",) else hit
-        return "const", expr
-    if isinstance(expr, ast.Attribute):
-        if expr.attr in MGRID_ATTRS_ and _affinity(f, fn, expr.value, symbolic, depth + 1)[0] == "affine":
-            return "affine", expr
-        return "const", expr
-    if isinstance(expr, ast.Subscript):
-        base = _affinity(f, fn, expr.value, symbolic, depth + 1)
-        if f.tensor_value(fn, expr.value) == "tensor":
-            return "runtime", expr
-        return base if base[0] in ("affine", "runtime") else ("const", expr)
-    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
-        return _affinity(f, fn, expr.operand, symbolic, depth + 1)
-    if isinstance(expr, ast.BinOp):
-        left = _affinity(f, fn, expr.left, symbolic, depth + 1)
-        right = _affinity(f, fn, expr.right, symbolic, depth + 1)
-        for kind in ("runtime", "nonaffine", "unknown"):
-            for side in (left, right):
-                if side[0] == kind:
-                    return side
-        if left[0] == "const" and right[0] == "const":
-            return "const", expr
-        if isinstance(expr.op, (ast.Add, ast.Sub)):
-            return "affine", expr
-        if isinstance(expr.op, ast.Mult) and (left[0] == "const" or right[0] == "const"):
-            return "affine", expr
-        return "nonaffine", expr
-    if isinstance(expr, ast.Call):
-        args = [_affinity(f, fn, a, symbolic, depth + 1) for a in expr.args]
-        if any(k == "runtime" for k, _ in args) or f.tensor_value(fn, expr) == "tensor":
-            return "runtime", expr
-        if _callee(expr) == "scalar":
-            return "runtime", expr
-        if all(k == "const" for k, _ in args):
-            return "const", expr
-        return "nonaffine", expr
-    return "unknown", expr
-
-
-def _callee(call: ast.Call) -> str:
-    func = call.func
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-
-
-def _index_names_in(f: FileFacts, fn: ast.AST, expr: ast.AST, origin: str) -> list[ast.Name]:
-    return [n for n in ast.walk(expr) if isinstance(n, ast.Name) and f.index_origin(fn, n.id) == origin]
-
-
-def _ops_on_view(graph, view_id: str) -> list[tuple[str, dict, str]]:
-    """(op id, op data, 'reads'|'writes') of ops using a view directly."""
-    out = []
-    for _, op_id, d in graph.g.out_edges(view_id, data=True):
-        if d.get("kind") == "reads":
-            out.append((op_id, graph.attrs(op_id), "reads"))
-    for op_id, _, d in graph.g.in_edges(view_id, data=True):
-        if d.get("kind") == "writes":
-            out.append((op_id, graph.attrs(op_id), "writes"))
-    return out
-
-
 class IndirectIndexLayout(Rule):
     id = "NKI715"
     name = "indirect-index-layout"
@@ -2226,11 +1858,13 @@ Legacy `nl.load` / `nl.store` accept a tile of indices (read at run time)
 only on the partition (or block) dimension of the HBM tensor:
 `nl.load(data[idx_tile[i_p, 0], i_f])`. Indirect indexing of a free
 dimension is rejected with `err_indirect_indices_free_dim`
-({ERRORS_DOC}), and so are index expressions built with `nl.mgrid` in a
-dynamic access — even on the partition dimension — because mgrid indices
-cannot be combined with run-time indices: use `nl.arange` there
+({ERRORS_DOC}). Index expressions built with `nl.mgrid` in a dynamic
+access "may" get the same error even on the partition dimension
 (`general/nki/nki_known_issues.rst` @0521004c: "Use nl.arange for indirect
-load/store access indexing, nl.mgrid won't work").
+load/store access indexing, nl.mgrid won't work"); since an SDK team kernel
+(nki-samples `contributed/neuron-team-kernels/blockwise_mm.py`, 2025) uses
+an mgrid free index next to an indirect partition index, that case is a
+warning.
 
 **Fix:** put the indirect index on the first (partition) dimension and
 build the other indices with `nl.arange(n)[:, None]` /
@@ -2256,7 +1890,8 @@ build the other indices with `nl.arange(n)[:, None]` /
                 return out
             """,
             lines=[9],
-            title="mgrid indices in an indirect load",
+            title="mgrid indices in an indirect load (a warning)",
+            level=Level.WARNING,
         ),
         invalid(
             """
@@ -2304,8 +1939,7 @@ build the other indices with `nl.arange(n)[:, None]` /
         reporter = Reporter(ctx)
         for kernel, graph, view_id, data, sub in _views(f):
             items = data.get("index_v") or []
-            indirect = [i for i, x in enumerate(items) if isinstance(x, TensorV)]
-            if not indirect:
+            if not any(isinstance(x, TensorV) for x in items):
                 continue
             uses = [o for o in _ops_on_view(graph, view_id)
                     if o[1].get("api") in ("nki.language.load", "nki.language.store")]
@@ -2314,6 +1948,9 @@ build the other indices with `nl.arange(n)[:, None]` /
             fn = f.enclosing_function(sub)
             if fn is None:
                 continue
+            indirect = _tile_positions(f, fn, sub)
+            if not indirect:
+                continue  # a run-time offset in index arithmetic, not a tile of indices
             api = uses[0][1].get("api", "").rpartition(".")[2]
             mgrid = _index_names_in(f, fn, sub.slice, "mgrid")
             base = graph.attrs(graph.base_tensor(view_id))
@@ -2323,8 +1960,9 @@ build the other indices with `nl.arange(n)[:, None]` /
             if mgrid:
                 reporter.at(
                     sub,
-                    f"indirect nl.{api} `{f.span_text(sub)}` uses nl.mgrid index `{mgrid[0].id}`; dynamic accesses need "
-                    f"nl.arange indices (err_indirect_indices_free_dim)",
+                    f"indirect nl.{api} `{f.span_text(sub)}` uses nl.mgrid index `{mgrid[0].id}`; dynamic accesses may "
+                    f"fail with nl.mgrid indices (err_indirect_indices_free_dim): use nl.arange",
+                    level=Level.WARNING,
                     hint="build the indices with nl.arange(n)[:, None] / nl.arange(m)[None, :]",
                     kernel=kernel.name,
                 )
@@ -2431,6 +2069,9 @@ an on-chip gather use `nisa.tensor_copy_dynamic_src` (legacy) or
             items = data.get("index_v") or []
             if not any(isinstance(x, TensorV) for x in items):
                 continue
+            fn = f.enclosing_function(sub)
+            if fn is None or not _tile_positions(f, fn, sub):
+                continue  # a run-time offset in index arithmetic (supported), not a tile of indices
             for op_id, op, how in _ops_on_view(graph, view_id):
                 api = op.get("api", "")
                 # nisa.dma_transpose is listed by the error catalogue too, but the SDK's own tests
@@ -2640,7 +2281,7 @@ with a `mask=` (which may cut the range), are not reported.
     )
 
     def check(self, ctx: RuleContext) -> None:
-        from nkilint.model.values import Const, DsV, IndexV, Int, SliceV, TensorV, const_int, int_bounds
+        from nkilint.model.values import Const, const_int
 
         f = facts(ctx)
         reporter = Reporter(ctx)
@@ -2703,131 +2344,8 @@ with a `mask=` (which may cut the range), are not reported.
                 break
 
 
-def _value_span(v, f: FileFacts | None = None) -> tuple[float, float, str] | None:
-    """(lo, hi, 'exact'|'bounded'|'unknown') of an integer index value:
-    exact when it only depends on constants and loop indices."""
-    from nkilint.model.values import Int, int_bounds, linear
-
-    b = int_bounds(v)
-    if b is None:
-        return None
-    lin = linear(v)
-    if lin is None:
-        # An interval from min()/max()/% ...: an over-approximation that loses
-        # correlations (i * 512 + min(512, N - i * 512)), not a reachable range.
-        return b[0], b[1], "unknown"
-    terms, _ = lin
-    exact = all(sym.name.startswith("index of ") and sym.lo != float("-inf") and sym.hi != float("inf")
-                for sym in terms)
-    # An affine form of independent bounded symbols reaches its bounds.
-    return b[0], b[1], "exact" if exact else "bounded"
-
-
-def _index_span(item, dim: int, f: FileFacts, fn: ast.AST, element: ast.AST | None) -> tuple[float, float, str] | None:
-    """The index range one subscript item touches on a dimension of size dim."""
-    from nkilint.model.values import Const, DsV, IndexV, SliceV, const_int, int_binop
-
-    def worst(*kinds: str) -> str:
-        return "unknown" if "unknown" in kinds else "bounded" if "bounded" in kinds else "exact"
-
-    if isinstance(item, SliceV):
-        step = const_int(item.step) if not (isinstance(item.step, Const) and item.step.value is None) else 1
-        if step is None or step <= 0:
-            return None
-        start = (0.0, 0.0, "exact") if isinstance(item.start, Const) and item.start.value is None else _value_span(item.start)
-        stop = (float(dim), float(dim), "exact") if isinstance(item.stop, Const) and item.stop.value is None else _value_span(item.stop)
-        if start is None or stop is None or start[0] < 0 or stop[0] < 0:
-            return None  # negative (from-the-end) bounds: Python semantics, not handled
-        return start[0], stop[1] - 1, worst(start[2], stop[2])
-    if isinstance(item, DsV):
-        start = _value_span(item.start)
-        size = const_int(item.size)
-        if start is None or size is None or start[0] < 0:
-            return None
-        return start[0], start[1] + size - 1, start[2]
-    if isinstance(item, IndexV):
-        if element is None or not _additive_index(f, fn, element):
-            return None
-        extent = const_int(item.extent)
-        offset = _value_span(item.offset)
-        if extent is None or offset is None:
-            return None
-        return offset[0], offset[1] + extent - 1, offset[2]
-    span = _value_span(item)
-    if span is None:
-        return None
-    if span[0] < 0:
-        return None  # negative integers count from the end
-    return span
-
-
-def _additive_index(f: FileFacts, fn: ast.AST, expr: ast.AST) -> bool:
-    """An arange/mgrid index only shifted by + / -: the model's range for it
-    is exact (it does not track products or divisions of index expressions)."""
-    for node in ast.walk(expr):
-        if isinstance(node, ast.BinOp) and not isinstance(node.op, (ast.Add, ast.Sub)):
-            if f.index_value(fn, node.left) or f.index_value(fn, node.right):
-                return False
-        if isinstance(node, ast.UnaryOp) and f.index_value(fn, node.operand):
-            return False
-        if isinstance(node, ast.Name) and f.is_index_name(fn, node.id):
-            owner = f.scope(fn).owner(node.id)
-            for b in owner.bindings.get(node.id, []) if owner else []:
-                if b.value is not None and not _additive_index(f, owner.fn, b.value):
-                    return False
-    return True
-
-
-def _guarded(f: FileFacts, fn: ast.AST, node: ast.AST, site) -> bool:
-    """The node (or the call chain that reached it) is under a condition."""
-    def conditional(n: ast.AST, stop: ast.AST | None) -> bool:
-        child = n
-        for anc in f.ancestors(n):
-            if anc is stop:
-                return False
-            if isinstance(anc, (ast.If, ast.While)) and child is not anc.test:
-                return True
-            if isinstance(anc, ast.IfExp) and child is not anc.test:
-                return True
-            if isinstance(anc, (ast.Try, ast.ExceptHandler, ast.BoolOp)):
-                return True
-            child = anc
-        return False
-
-    if conditional(node, fn):
-        return True
-    if site is not None:
-        for file, call in site.chain:
-            if f.model.in_this_file(type(site)(file, call)):
-                caller = f.enclosing_function(call)
-                if conditional(call, caller):
-                    return True
-            else:
-                return True  # a chain through another module: unknown guards
-    return False
-
-
 # ---------------------------------------------------------------------------
 # Kernel structure: API outside kernels, nested kernels, annotations
-
-
-def _tensor_api(f: FileFacts, call: ast.Call) -> str | None:
-    """The canonical name of an NKI call that creates or computes tensors."""
-    from nkilint.model import api_semantics as api
-
-    qual = f.bindings.resolve_nki(call.func)
-    if qual is None:
-        return None
-    info = api.classify(qual.name)
-    if info is None or info.kind not in ("alloc", "dma", "compute", "matmul", "transpose"):
-        return None
-    if info.module == "nki.language" and info.short in ("device_print", "static_cast"):
-        return None  # static_cast converts host arrays too (legacy stub: "a scalar or array")
-    return qual.name
-
-
-_LAUNCHERS = ("nki.simulate_kernel", "nki.simulate", "nki.baremetal", "nki.benchmark", "nki.profile",
-              "jax_neuronx.nki_call", "nki.compiler.kernel_builder.compile_kernel")
 
 
 class NkiApiOutsideKernel(Rule):
@@ -2943,37 +2461,6 @@ NumPy.
             f"{short} is called {where}; NKI tensor APIs only work inside a kernel (err_nki_api_outside_of_nki_kernel)",
             hint="move it into an @nki.jit kernel (or a helper it calls); compute host-side references with NumPy",
         )
-
-
-def _launcher(f: FileFacts, call: ast.Call) -> bool:
-    target = call.func.func if isinstance(call.func, ast.Call) else call.func
-    qual = f.bindings.resolve(target)
-    return qual is not None and qual.name in _LAUNCHERS
-
-
-def _decorated_kernel(f: FileFacts, fn: ast.AST, callee: ast.AST):
-    """The FuncV of a callee that is decorated as a kernel (nki.jit, trace,
-    ...), resolved through this module's names or its imports; else None."""
-    from nkilint.model.kernels import ROOT_DECORATORS, module_aliases, resolve_decorator
-    from nkilint.model.values import FuncV
-
-    if not isinstance(callee, ast.Name):
-        return None
-    scope = f.scope(fn)
-    owner = scope.owner(callee.id)
-    if owner is not None:
-        return None  # a local name (parameter, nested def, assignment)
-    env = f.model.module.env or {}
-    value = env.get(callee.id)
-    if not isinstance(value, FuncV) or not isinstance(value.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return None
-    module = value.module
-    aliases = module_aliases(module.tree, module.bindings)
-    for deco in value.node.decorator_list:
-        name = resolve_decorator(deco, module.bindings, aliases)
-        if name in ROOT_DECORATORS:
-            return value, name
-    return None
 
 
 class NestedSpmdKernelCall(Rule):
@@ -3207,7 +2694,7 @@ transposed or un-tiled allocation).
     )
 
     def check(self, ctx: RuleContext) -> None:
-        from nkilint.model.values import Const, const_int
+        from nkilint.model.values import const_int
 
         f = facts(ctx)
         if not f.model.legacy:
@@ -3247,45 +2734,6 @@ transposed or un-tiled allocation).
                         hint="fix the annotation or the shape of the value",
                     )
                     break
-
-
-def _const_dim(node: ast.AST, env: dict) -> int | None:
-    from nkilint.model.values import const_int
-
-    if isinstance(node, ast.Constant) and isinstance(node.value, int):
-        return node.value
-    if isinstance(node, ast.Name) and node.id in env:
-        return const_int(env[node.id])
-    return None
-
-
-_ELEMENTWISE = {
-    "add", "subtract", "multiply", "divide", "maximum", "minimum", "exp", "log", "tanh", "sigmoid", "relu", "gelu",
-    "silu", "sqrt", "rsqrt", "negative", "abs", "square", "reciprocal", "copy", "power", "equal", "not_equal",
-    "greater", "greater_equal", "less", "less_equal", "logical_and", "logical_or", "logical_not", "bitwise_and",
-    "bitwise_or", "bitwise_xor", "invert", "sin", "cos", "erf", "softplus", "mish", "sign", "floor", "ceil", "where",
-}
-
-
-def _trusted_shape(ref: q.NodeRef) -> bool:
-    """Shapes the model computes exactly: allocations, views, nl.load
-    results, element-wise results."""
-    data = ref.data
-    if data.get("kind") == "view":
-        return data.get("index_v") is not None
-    origin = data.get("origin")
-    if origin in ("alloc", "param"):
-        return True
-    api = str(data.get("api") or "")
-    if origin == "result":
-        if api == "nki.language.load":
-            return True
-        short = api.rpartition(".")[2]
-        if api.startswith("nki.language.") and short in _ELEMENTWISE:
-            return True
-        producers = [u for u, _, d in ref.graph.g.in_edges(ref.node_id, data=True) if d.get("kind") == "writes"]
-        return any(ref.graph.attrs(p).get("operator") for p in producers)
-    return False
 
 
 class AssignmentDestinationTooSmall(Rule):
@@ -3382,22 +2830,8 @@ source first (`nl.sum(x, axis=1, keepdims=True)`).
                 )
 
 
-def _in_dead_loop(graph, loops) -> bool:
-    """Inside a loop whose trip count is provably 0 (the code never runs)."""
-    return any(q.upper(graph.attrs(l).get("trip_v")) == 0 for l in loops)
-
-
-def _strip_ones(dims: list) -> list:
-    i = 0
-    while i < len(dims) - 1 and dims[i] == 1:
-        i += 1
-    return dims[i:]
-
-
 # ---------------------------------------------------------------------------
 # Activation operands; legacy direct-allocation kernels
-
-_ACTIVATIONS = ("nki.isa.activation", "nki.isa.activation_reduce")
 
 
 class ActivationOperandType(Rule):
@@ -3550,33 +2984,33 @@ class AllocatedKernelRestriction(Rule):
     name = "allocated-kernel-restriction"
     family = "semantics"
     level = Level.ERROR
-    summary = "Legacy direct allocation: an API that allocated kernels cannot use (no bias, init value, PE transpose)"
+    summary = "Legacy direct allocation: an activation without a bias tensor, or a transpose on TensorE"
     explanation = f"""
 A legacy kernel that places its tensors itself (`buffer=ncc.sbuf.mod_alloc(...)`,
 `ncc.psum.alloc(...)`: "allocated NKI kernels",
 `general/nki/nki_direct_allocation_guide.rst` @0521004c) cannot rely on
-tensors the compiler would create for it. The frontend rejects:
+tensors the compiler would create for it. nkilint treats a kernel as
+allocated when every SBUF/PSUM allocation it makes is placed by hand and it
+is not decorated with `nki.compiler.enable_stack_allocator` or
+`force_auto_alloc`. The frontend rejects:
 
 * an activation without an explicit `bias` tensor — `nisa.activation(...)`
   without `bias=`, or an `nl` function that maps to the activation
   instruction such as `nl.exp` (`err_bias_tensor_must_be_specified_in_allocation`);
-* an SBUF/PSUM tensor created with an initial value (`nl.zeros`, `nl.full`,
-  ...) on an explicit placement
-  (`err_tensor_creation_on_scratchpad_with_init_value_not_supported`);
 * a transpose on TensorE: `nisa.nc_transpose` without
   `engine=nisa.vector_engine`, or `nl.matmul` without `transpose_x=True`
   (`err_transpose_on_tensor_engine_not_allowed_in_allocated_kernel`)
 
-({ERRORS_DOC}).
+({ERRORS_DOC}). (Allocated SBUF/PSUM tensors created with an initial value,
+`err_tensor_creation_on_scratchpad_with_init_value_not_supported`, are
+reported by the memory family, NKI215.)
 
 **Fix:** allocate a bias tile (zeros via `nisa.memset` into an allocated
-tensor) and pass it explicitly; allocate with `nl.ndarray` and initialize
-with `nisa.memset`; transpose with your own identity matrix and
+tensor) and pass it explicitly; transpose with your own identity matrix and
 `nisa.nc_matmul`, or on VectorE for tiles up to 32x32.
 """
     references = (
         f"{ERRORS_DOC} (err_bias_tensor_must_be_specified_in_allocation, "
-        f"err_tensor_creation_on_scratchpad_with_init_value_not_supported, "
         f"err_transpose_on_tensor_engine_not_allowed_in_allocated_kernel)",
         "aws-neuron-sdk general/nki/nki_direct_allocation_guide.rst @0521004c",
     )
@@ -3594,16 +3028,14 @@ with `nisa.memset`; transpose with your own identity matrix and
                 out = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.shared_hbm)
                 data = nl.ndarray((par_dim(128), 512), dtype=nl.bfloat16, buffer=ncc.sbuf.mod_alloc(base_addr=0))
                 data[...] = nl.load(x)
-                ones = nl.full((par_dim(128), 512), fill_value=1.0, dtype=nl.bfloat16,
-                               buffer=ncc.sbuf.mod_alloc(base_addr=2048))
                 exp = nl.ndarray((par_dim(128), 512), dtype=nl.bfloat16, buffer=ncc.sbuf.mod_alloc(base_addr=4096))
                 exp[...] = nisa.activation(op=nl.exp, data=data[...])
                 tp = nl.ndarray((par_dim(128), 128), dtype=nl.bfloat16, buffer=ncc.psum.mod_alloc(byte_addr=0))
                 tp[...] = nisa.nc_transpose(data[:, 0:128])
-                nl.store(out, value=nl.add(exp, ones))
+                nl.store(out, value=exp)
                 return out
             """,
-            lines=[12, 15, 17],
+            lines=[13, 15],
         ),
         valid(
             """
@@ -3639,24 +3071,8 @@ with `nisa.memset`; transpose with your own identity matrix and
             return
         reporter = Reporter(ctx)
         for kernel, graph in f.model.graphs():
-            placed = [d for _, d in graph.tensors() if type(d.get("address")).__name__ == "_Placement"
-                      and getattr(d.get("address"), "how", "") in ("alloc", "mod_alloc")]
-            if not placed:
+            if not _fully_allocated(f, kernel, graph):
                 continue
-            for _, data in graph.tensors():
-                address = data.get("address")
-                api = str(data.get("api") or "")
-                if (type(address).__name__ == "_Placement" and data.get("origin") == "alloc"
-                        and api.rpartition(".")[2] in ("zeros", "ones", "full", "rand", "random", "zeros_like",
-                                                      "ones_like", "full_like")):
-                    reporter.at_site(
-                        data.get("site"),
-                        f"nl.{api.rpartition('.')[2]} creates {str(data.get('buffer')).upper()} tensor "
-                        f"`{q.tensor_name(data)}` with an initial value on an explicit placement "
-                        f"(err_tensor_creation_on_scratchpad_with_init_value_not_supported)",
-                        hint="allocate with nl.ndarray and initialize with nisa.memset",
-                        kernel=kernel.name,
-                    )
             for op_id, op in graph.ops():
                 api = str(op.get("api") or "")
                 short = api.rpartition(".")[2]
@@ -3683,16 +3099,3 @@ with `nisa.memset`; transpose with your own identity matrix and
                     reporter.at_site(op.get("site"), problem[0], hint=problem[1], kernel=kernel.name)
 
 
-def _vector_engine(value) -> bool:
-    from nkilint.model.values import ApiRef
-
-    if isinstance(value, ApiRef):
-        name = value.qual.name.rpartition(".")[2]
-        return name in ("vector_engine", "vector")
-    return False
-
-
-def _true(value) -> bool:
-    from nkilint.model.values import truth
-
-    return value is not None and truth(value) is True
