@@ -2166,16 +2166,18 @@ migration family.
 
 **Why on Trainium.** Triton's `tl.load(ptr, mask=m, other=0.0)` fills
 masked lanes, so a following `tl.sum` sees zeros. Legacy NKI's `mask=`
-only skips the masked-off elements: they keep whatever the tile held
-(documented as garbage), so a reduction over the whole tile reads them.
-Current NKI removed masks entirely.
+"informs the compiler to skip generating the instruction or generate the
+instruction with a smaller input tile shape": masked-off elements are
+simply not written, so they hold whatever the buffer held (uninitialised
+for a fresh tile), and a reduction over the whole tile reads them. Current
+NKI removed masks entirely.
 
 **Fix.** Bound the last tile with `min()` and reduce only the valid slice;
 if the reduction must see a full tile, `nisa.memset` (legacy `nl.full` /
 `nl.zeros`) the tile with the neutral value (0 for sums, the dtype's
 lowest finite value for max) before the load.
 """
-    references = (f"{CATALOGUE} CU14", MIGRATION, "aws-neuron-sdk nki/api/nki.errors.rst at 1db4d74e")
+    references = (f"{CATALOGUE} CU14", MIGRATION, "aws-neuron-sdk general/nki/api/nki.api.shared.rst at 0521004c (NKI API Masking)")
     examples = (
         invalid(
             """
