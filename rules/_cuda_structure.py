@@ -1073,11 +1073,12 @@ def program_id_axes(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
             name = nki_name(ctx, node.func)
             if name not in ("nki.language.program_id", "nki.language.num_programs"):
                 continue
-            axis = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "axis"), None)
+            axis = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in ("axis", "axes")), None)
             if isinstance(axis, ast.Constant) and isinstance(axis.value, int) and axis.value >= 1:
                 owner = s.function_of(node) or fn
                 yield Spot(node, (
-                    f"{ast.unparse(node)} asks for SPMD grid axis {axis.value}: since NKI 0.2 a launch has one axis, the "
-                    f"logical-NeuronCore degree (1 or 2), so only axis 0 exists; a multi-axis Triton/legacy grid must "
-                    f"become tile loops inside the kernel"
+                    f"{ast.unparse(node)} asks for SPMD grid axis {axis.value}: current NKI sizes a launch by the "
+                    f"logical-NeuronCore degree (1 or 2; a grid that differs from it is slated to become a compile-time "
+                    f"error), so axes beyond 0 are leftovers of multi-axis Triton/legacy grids that did the tiling; "
+                    f"loop over those tiles inside the kernel"
                 ), Level.WARNING, owner.name)

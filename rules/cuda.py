@@ -2931,10 +2931,13 @@ class ProgramIdAxis(_SpotRule):
 current `nki` API. Legacy (`neuronxcc.nki`) code with multi-dimensional
 SPMD grids is not reported: there the axes existed.
 
-**Why on Trainium.** Since NKI 0.2 the launch bracket holds one number, the
-logical-NeuronCore degree (1 or 2); `nl.program_id(0)` identifies the
-physical core. Higher axes are leftovers of multi-dimensional Triton or
-legacy SPMD grids that did the tiling.
+**Why on Trainium.** Current NKI launches a kernel once per physical core
+of a logical NeuronCore: the bracket holds the LNC degree (1 or 2) and
+`nl.program_id(0)` identifies the core. The NKI 0.5 migration notice says
+an SPMD dimension that differs from the LNC degree will become a
+compile-time error. Higher axes are leftovers of multi-dimensional Triton
+or legacy SPMD grids that did the tiling (a warning: the grid is
+deprecated, not yet rejected).
 
 **Fix.** Loop over the tiles that the extra grid axes enumerated inside the
 kernel; keep `nl.program_id(0)` only to split work across the LNC cores.
