@@ -2851,7 +2851,8 @@ value per partition. So:
   {ERRORS_DOC}); the NKI 0.6 `nisa.activation` page keeps both rules;
 * `bias` is a `[N, 1]` vector of float32, float16 or bfloat16 in legacy NKI
   (`err_activation_bias_invalid_type`); from NKI 0.2 any dtype except
-  tfloat32 (`nisa.activation` page, "Data types" and "Layout").
+  tfloat32, and a compile-time scalar only from NeuronCore-v3 — on trn1/inf2
+  it must be a vector (`nisa.activation` page, "Data types" and "Layout").
 
 Dtypes and shapes are checked where the model knows them.
 
@@ -2909,6 +2910,43 @@ integer biases to a float type first.
             lines=[12],
             title="current API: a bfloat16 scale vector",
         ),
+        invalid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def shifted_exp(x):
+                out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+                data = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.dma_copy(dst=data, src=x)
+                nisa.activation(dst=data, op=nl.exp, data=data, bias=-1.0)
+                nisa.dma_copy(dst=out, src=data)
+                return out
+            """,
+            lines=[10],
+            target="trn1",
+            title="current API on trn1: a scalar bias (fine from trn2)",
+        ),
+        valid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def shifted_exp(x):
+                out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+                data = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.dma_copy(dst=data, src=x)
+                nisa.activation(dst=data, op=nl.exp, data=data, bias=-1.0)
+                nisa.dma_copy(dst=out, src=data)
+                return out
+            """,
+            target="trn2",
+            title="a scalar bias on trn2 (NeuronCore-v3)",
+        ),
         valid(
             """
             import numpy as np
@@ -2931,7 +2969,7 @@ integer biases to a float type first.
     )
 
     def check(self, ctx: RuleContext) -> None:
-        from nkilint.model.values import const_int
+        from nkilint.model.values import Const, const_int
 
         f = facts(ctx)
         reporter = Reporter(ctx)
@@ -2942,6 +2980,16 @@ integer biases to a float type first.
                 continue
             operands = q.operands(ref)
             api = "nisa." + ref.data.get("api", "").rpartition(".")[2]
+            bias_v = q.param_value(ref, "bias")
+            if (not legacy and ctx.target.generation == 2 and isinstance(bias_v, Const)
+                    and isinstance(bias_v.value, (int, float)) and not isinstance(bias_v.value, bool)):
+                reporter.at_site(
+                    site,
+                    f"{api} bias is the scalar {bias_v.value!r}; on {ctx.target.name} (NeuronCore-v2) the bias must be a "
+                    f"[partitions, 1] vector (scalar biases need NeuronCore-v3)",
+                    hint="pass a (N, 1) SBUF tile filled with the value (nisa.memset)",
+                    kernel=ref.kernel.name,
+                )
             for param in ("scale", "bias"):
                 if param not in operands:
                     continue
