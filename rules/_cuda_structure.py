@@ -794,7 +794,8 @@ def _guarded(s: FileScan, node: ast.AST) -> bool:
 
 def runtime_api(ctx: RuleContext, s: FileScan) -> Iterator[Spot]:
     has_kernels = bool(ctx.model.kernels)
-    for hit in list(s.of(gn.RUNTIME)) + list(s.host_of(gn.RUNTIME)):
+    host_sync = [h for h in s.host_of(gn.BARRIER) if h.gpu.origin == "torch.cuda"]
+    for hit in list(s.of(gn.RUNTIME)) + list(s.host_of(gn.RUNTIME)) + host_sync:
         if hit.call is not None and (other_name(ctx, hit.node) or "") in gn.RUNTIME_COMPILERS:
             continue  # live CUDA source: reported by NKI431
         device = s.in_device(hit.node)

@@ -260,3 +260,26 @@ def test_scalar_parameters_are_not_mistaken_for_tiles_or_pointers(tmp_path):
             return out
     """)
     assert not findings, [f"{f.rule_id} {f.message}" for f in findings]
+
+
+def test_torch_cuda_synchronize_in_host_code_is_a_runtime_warning(tmp_path):
+    findings = _lint(tmp_path, """
+        import torch
+        import nki
+        import nki.language as nl
+        import nki.isa as nisa
+
+        @nki.jit
+        def copy_kernel(x):
+            out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+            t = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=x)
+            nisa.dma_copy(dst=out, src=t)
+            return out
+
+        def bench(x):
+            y = copy_kernel(x)
+            torch.cuda.synchronize()
+            return y
+    """)
+    assert [(f.rule_id, f.level) for f in findings] == [("NKI426", Level.WARNING)]
