@@ -698,6 +698,33 @@ the loop.
             import nki.isa as nisa
 
             @nki.jit
+            def first_row(data, n_rows):
+                out = nl.ndarray((1, 512), dtype=data.dtype, buffer=nl.shared_hbm)
+                n_sb = nl.ndarray((1, 1), dtype=nl.int32, buffer=nl.sbuf)
+                nisa.dma_copy(dst=n_sb, src=n_rows)
+                n_reg = nisa.register_alloc(0)
+                nisa.register_load(n_reg, n_sb)
+                rows = []
+
+                def body(i):
+                    row = nl.ndarray((1, 512), dtype=data.dtype, buffer=nl.sbuf)
+                    nisa.dma_copy(dst=row, src=data.ap([[512, 1], [1, 512]], scalar_offset=i, indirect_dim=0))
+                    rows.append(row)
+
+                nl.fori_loop(0, n_reg, body)
+                nisa.dma_copy(dst=out, src=rows[0])
+                return out
+            """,
+            lines=[20],
+            title="a tile created in the fori_loop body, used after the loop",
+        ),
+        invalid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
             def drain(flag):
                 out = nl.ndarray((1, 1), dtype=nl.int32, buffer=nl.shared_hbm)
                 f = nl.ndarray((1, 1), dtype=nl.int32, buffer=nl.sbuf)
@@ -775,6 +802,30 @@ the loop.
                     self._check_body_call(f, fn, scope, node, reporter)
                 if isinstance(node, ast.For) and f.loop_kind(node) == "dynamic_range" and isinstance(node.target, ast.Name):
                     self._check_induction(f, node.target.id, node.body, reporter, "nl.dynamic_range")
+        self._check_escaping_tensors(f, reporter)
+
+    @staticmethod
+    def _check_escaping_tensors(f: FileFacts, reporter: Reporter) -> None:
+        """Tensors created in a fori_loop body and used after the loop."""
+        for kernel, graph in f.model.graphs():
+            for tensor_id, data in graph.tensors():
+                body_loops = [l for l in data.get("loops", ()) if graph.attrs(l).get("loop_kind") == "fori_loop"]
+                if not body_loops or data.get("origin") != "alloc":
+                    continue
+                loop_id = body_loops[-1]
+                for op_id in graph.ops_reading(tensor_id) + graph.ops_writing(tensor_id):
+                    op = graph.attrs(op_id)
+                    if loop_id in op.get("loops", ()):
+                        continue
+                    loop_site = graph.attrs(loop_id).get("site")
+                    line = f" (line {loop_site.line})" if loop_site is not None else ""
+                    reporter.at_site(
+                        op.get("site"),
+                        f"tensor `{q.tensor_name(data)}` is created inside the body of the nl.fori_loop{line} and used "
+                        f"after the loop; tensors declared in a dynamic-loop body cannot be referenced outside it",
+                        hint="declare the tensor before the loop and fill it inside the body",
+                        kernel=kernel.name,
+                    )
 
     def _check_body_call(self, f: FileFacts, fn, scope, call: ast.Call, reporter: Reporter) -> None:
         is_fori = _is_api(f, call.func, "nki.language.fori_loop")
