@@ -54,9 +54,13 @@ class Accesses:
 
     def touching(self, tensor_id: str) -> list[tuple[str, str]]:
         """(op id, 'r' or 'w') for every access of a tensor, in program order."""
+        cache = self.__dict__.setdefault("_touching", {})
+        if tensor_id in cache:
+            return cache[tensor_id]
         g = self.graph
         out = [(op, "w") for op in g.ops_writing(tensor_id)] + [(op, "r") for op in g.ops_reading(tensor_id)]
         out.sort(key=lambda x: (node_number(x[0]), x[1] == "w"))
+        cache[tensor_id] = out
         return out
 
     def is_dma(self, op_id: str) -> bool:

@@ -153,6 +153,7 @@ class GraphFacts:
         g = graph.g
         self.loops: dict[str, LoopFacts] = {}
         order = sorted(g.nodes(data=True), key=lambda item: node_number(item[0]))
+        self._created: dict[str, set] = {nid: self._creation_syms(data) for nid, data in order}
         running = 0
         for node_id, data in order:
             kind = data.get("kind")
@@ -166,7 +167,7 @@ class GraphFacts:
                     node_id, data.get("loop_kind") or "python", trip, site, data.get("parent"), iter_text, mark,
                     ancestors=tuple(data.get("loops", ())),
                 )
-            for sym in self._creation_syms(data):
+            for sym in self._created[node_id]:
                 if sym.ident > running:
                     running = sym.ident
         self._find_index_syms(order)
@@ -196,7 +197,7 @@ class GraphFacts:
         for node_id, data in order:
             if data.get("kind") == "loop":
                 continue
-            syms = [s for s in self._creation_syms(data) if s.name in wanted]
+            syms = [s for s in self._created[node_id] if s.name in wanted]
             if not syms:
                 continue
             for lid in data.get("loops", ()):
@@ -355,10 +356,7 @@ def _same_iterable(outer: LoopFacts, inner: LoopFacts) -> bool:
         return False
     if outer.site.file != inner.site.file or tuple(outer.site.chain) != tuple(inner.site.chain):
         return False
-    changing = _assigned(o.target)
-    for stmt in o.body:
-        changing |= _assigned(stmt)
-    return not (_names(i.iter) & changing)
+    return not (_names(i.iter) & _loop_assigned(o))
 
 
 def combine(results: Iterable[str]) -> str:
@@ -389,9 +387,26 @@ class _Tree:
 
 
 _TREES: dict[str, _Tree] = {}
+# Per analysed file: helper file -> its tree (module_at resolves paths, which
+# is slow when asked for every op).
+# Keyed by id(model); the model is kept in the entry so its id stays unique.
+_MODEL_TREES: dict[int, tuple[object, dict]] = {}
 
 
 def _tree_for(model, file: str) -> _Tree | None:
+    hit = _MODEL_TREES.get(id(model))
+    if hit is None or hit[0] is not model:
+        if len(_MODEL_TREES) > 8:
+            _MODEL_TREES.clear()
+        hit = _MODEL_TREES[id(model)] = (model, {})
+    per_model = hit[1]
+    if file in per_model:
+        return per_model[file]
+    per_model[file] = result = _tree_for_uncached(model, file)
+    return result
+
+
+def _tree_for_uncached(model, file: str) -> _Tree | None:
     hit = _TREES.get(file)
     module = None
     if Path(file) == model.module.path:
@@ -418,14 +433,41 @@ def _tree_for(model, file: str) -> _Tree | None:
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
-def _assigned(node: ast.AST) -> set[str]:
+# Names bound in a statement or function, by node (the node is kept alive in
+# the entry so its id cannot be reused while cached).
+_ASSIGNED: dict[int, tuple[ast.AST, frozenset]] = {}
+
+
+def _assigned(node: ast.AST) -> frozenset:
+    hit = _ASSIGNED.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
     out: set[str] = set()
     for sub in ast.walk(node):
         if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
             out.add(sub.id)
         elif isinstance(sub, ast.arg):
             out.add(sub.arg)
-    return out
+    if len(_ASSIGNED) > 20_000:
+        _ASSIGNED.clear()
+    result = frozenset(out)
+    _ASSIGNED[id(node)] = (node, result)
+    return result
+
+
+def _loop_assigned(loop_node: ast.AST) -> frozenset:
+    """Names a loop rebinds in each iteration: its target(s) and every name
+    its body assigns."""
+    key = ("loop", id(loop_node))
+    hit = _ASSIGNED.get(key)  # type: ignore[call-overload]
+    if hit is not None and hit[0] is loop_node:
+        return hit[1]
+    out = set(_assigned(loop_node.target)) if isinstance(loop_node, ast.For) else set()
+    for stmt in getattr(loop_node, "body", ()):
+        out |= _assigned(stmt)
+    result = frozenset(out)
+    _ASSIGNED[key] = (loop_node, result)  # type: ignore[index]
+    return result
 
 
 def _names(node: ast.AST) -> set[str]:
@@ -478,9 +520,7 @@ def runs_every_iteration(model, site: Site | None, loop: LoopFacts) -> bool:
     tree = _tree_for(model, first_file)
     if tree is None or Path(first_file) != Path(loop.site.file):
         return False
-    changing = _assigned(loop_node.target) if isinstance(loop_node, ast.For) else set()
-    for stmt in loop_node.body:
-        changing |= _assigned(stmt)
+    changing = _loop_assigned(loop_node)
     inside = False
     for test in _guards(tree, first_node, loop_node):
         if isinstance(test, (ast.Try, ast.ExceptHandler)) or _names(test) & changing:
