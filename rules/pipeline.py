@@ -521,7 +521,12 @@ reloading* (Opt #1, "Exploit temporal locality"); the matmul tutorial's
 The rule reports the outermost loop of the nest that the load does not
 depend on, only when the load runs in every iteration (not under an `if`
 that may depend on the iteration) and nothing in the loop writes the HBM
-tensor it reads.
+tensor it reads. It also sees the matmul tutorial's case, where an inner
+loop walks a strip of blocks (`lhsT[k * 128:(k + 1) * 128, m_block]` in a
+`k` loop) and an outer loop (`n`) repeats the whole strip: reported when the
+strip fits in a quarter of the usable SBUF per partition (a warning), or as
+a note when its size is unknown; larger re-read sets (a whole weight matrix)
+are the normal price of tiling and stay quiet.
 
 **Fix:** hoist the load above the loop and reuse the SBUF tile in every
 iteration. Keeping it resident costs SBUF for the loop's duration; when SBUF
@@ -804,7 +809,8 @@ fixed cost adds up; a one-off small load outside loops is not reported.
 Below 256 B per partition the finding is a warning, from 256 B to 2 KiB a
 note. When the element type is unknown the size is bounded with 4-byte
 elements. Gathers and scatters (index tensors) are left out: their row size
-is the data's.
+is the data's. Loads that NKI303 reports (the same data every iteration) are
+left to it: hoisting them is the fix.
 
 **Fix:** coalesce: move the data of several iterations with one DMA (a
 larger free dimension, e.g. a whole row block of 512+ elements), then work
@@ -2079,6 +2085,26 @@ max/sum, a scan).
             """,
             lines=[7],
             title="legacy API: sequential_range over independent output blocks",
+        ),
+        invalid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def exp_rows(x):
+                out = nl.ndarray((1024, 2048), dtype=nl.float32, buffer=nl.shared_hbm)
+                for i in nl.sequential_range(8):
+                    t = nl.ndarray((128, 2048), dtype=nl.float32, buffer=nl.sbuf)
+                    nisa.dma_copy(dst=t, src=x[i * 128:(i + 1) * 128, 0:2048])
+                    nisa.activation(dst=t, op=nl.exp, data=t)
+                    nisa.dma_copy(dst=out[i * 128:(i + 1) * 128, 0:2048], src=t)
+                return out
+            """,
+            lines=[8],
+            title="NKI 0.2 (nki namespace, first new compiler): still a rolled sequential loop",
+            nki_version="0.2",
         ),
         valid(
             """
