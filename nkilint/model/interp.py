@@ -283,6 +283,8 @@ class Interpreter:
 
     def _param_value(self, param: ast.arg, default: Value | None, root: bool) -> Value:
         """The value of a kernel parameter: unknown, tensor-on-use."""
+        if isinstance(default, Const) and default.value is None:
+            default = None  # `bias=None`: an optional tensor (or config), tensor on use
         if default is not None and not isinstance(default, Unknown):
             # A kernel's keyword default may be overridden by the caller: keep
             # it only as a hint; the value itself is unknown.
@@ -607,6 +609,8 @@ class Interpreter:
                 frame.vars[name] = _widen(frame.vars[name], name)
         if target is not None and element is not None:
             self.assign(target, element, frame, stmt)
+            if loop_id is not None and isinstance(element, Int) and element.sym is not None:
+                self.graph.attrs(loop_id)["index_sym"] = element.sym
         if loop_id is not None:
             self.loops.append(loop_id)
         try:
@@ -1049,6 +1053,9 @@ class Interpreter:
             return self.unknown(f"{attr} not found in module", label=self.text(node))
         if isinstance(base, ShapeV):
             return self.unknown("shape attribute")
+        if isinstance(base, TupleV) and attr in ("p", "x") and base.items and all(isinstance(i, IndexV) for i in base.items):
+            # grid = nl.mgrid[0:128, 0:512]; grid.p / grid.x
+            return base.items[0] if attr == "p" else base.items[-1]
         if isinstance(base, TupleV) and base.is_list and attr in ("append", "extend", "insert", "pop", "copy", "index"):
             return _ListMethod(base, attr)
         if isinstance(base, DictV) and attr in ("get", "items", "keys", "values"):
@@ -1091,6 +1098,11 @@ class Interpreter:
                 if -len(base.items) <= i < len(base.items):
                     return base.items[i]
                 return self.unknown("index out of range")
+            if base.items and not isinstance(index, SliceV) and all(isinstance(x, TensorV) for x in base.items):
+                out = base.items[0]
+                for x in base.items[1:]:
+                    out = self.merge(out, x, getattr(node, "value", None) and self.text(node.value) or "tiles")
+                return out
             if isinstance(index, SliceV):
                 try:
                     start = None if _is_none(index.start) else const_int(index.start)
@@ -1693,7 +1705,7 @@ class Interpreter:
             if short in ("fori_loop",):
                 return self._fori(args, kwargs, node, frame)
             if short == "while_loop":
-                return self.unknown("while_loop result")
+                return self._while_loop(args, kwargs, node, frame)
             if short == "no_reorder":
                 return Const(None)
             if short == "tile_range":
@@ -1749,6 +1761,25 @@ class Interpreter:
                 if loop_id is not None:
                     self.loops.pop()
         return self.unknown("fori_loop")
+
+    def _while_loop(self, args, kwargs, node, frame) -> Value:
+        """nl.while_loop(cond_register, body, ...): the body runs once, in a loop node."""
+        body = next((a for a in list(args) + list(kwargs.values()) if isinstance(a, FuncV)), None)
+        if body is None:
+            return self.unknown("while_loop")
+        loop_id = None
+        if self.graph is not None:
+            loop_id = self.graph.add_node("l", "loop", self.site(node), tuple(self.loops), loop_kind="while_loop",
+                                          trip_v=self.unknown("while_loop trip count"), iterator=None,
+                                          function=frame.func, parent=self.loops[-1] if self.loops else None)
+            self.loops.append(loop_id)
+        try:
+            params = getattr(body.node, "args", None)
+            n = len(params.args) if params is not None else 0
+            return self.call_function(body, [self.unknown("while_loop carried value") for _ in range(n)], {}, node)
+        finally:
+            if loop_id is not None:
+                self.loops.pop()
 
     # --------------------------------------------------------------- tensors
     def materialize(self, param: ParamTensor, node: ast.AST) -> TensorV:
@@ -1806,10 +1837,21 @@ class Interpreter:
             return args[pos]
         return None
 
+    def _table(self):
+        """The API table that gives this file's call signatures."""
+        from .apitable import api_for, legacy_api
+        from ..versions import V0_6
+
+        if self.legacy:
+            return legacy_api()
+        # A current-namespace file checked against --nki-version 0.1 is still
+        # written dst-first: bind its calls with the newest table.
+        return api_for(V0_6 if self.version.is_legacy else self.version)
+
     def _param_index(self, canonical: str, param: str) -> int | None:
         from .apitable import api_for, legacy_api
 
-        table = legacy_api() if self.legacy else api_for(self.version)
+        table = self._table()
         sig = table.signature(canonical)
         if sig is None and not self.legacy:
             sig = legacy_api().signature(canonical)
@@ -1875,6 +1917,8 @@ class Interpreter:
                 dtype=dtype.name if isinstance(dtype, DType) else None, dtype_v=dtype, shape_v=shape,
                 origin="alloc", api=info.name, partition_axis=axis, address=address, function=frame.func,
                 bytes_v=bytes_per_partition(shape, dtype, axis), call=node, shape_obj=shape_obj,
+                fill_v=(self._arg(info, args, kwargs, "fill_value", 1) if info.short == "full"
+                        else Const(0) if info.short == "zeros" else Const(1) if info.short == "ones" else None),
             )
         if shape_obj is not None:
             return _TensorWithShapeObj(node_id, node_id, None, dtype, buffer, label=None, shape_obj=shape_obj)
@@ -1887,8 +1931,12 @@ class Interpreter:
             obj = base.shape_obj
             if obj.rank is not None:
                 shape = obj.fix_rank(obj.rank)
-            elif not any(isinstance(x, Const) and x.value is Ellipsis for x in items):
-                # Rank unknown: assume the index names every dimension.
+            elif all(isinstance(x, (SliceV, DsV, IndexV)) for x in items) or (
+                len(items) >= 2 and not any(isinstance(x, Const) and x.value is Ellipsis for x in items)
+            ):
+                # Rank unknown: ranges name the leading dims; a multi-item index
+                # is taken to name every dim (a single integer index, `x[i]` on
+                # a batch of tiles, leaves the rest unknown).
                 shape = tuple(obj.dim(i) for i in range(len(items)))
         new_shape: list[Value] | None = []
         on_chip = base.buffer in ("sbuf", "psum")
@@ -2012,6 +2060,9 @@ class Interpreter:
             if isinstance(value, ParamTensor):
                 if pname in _SCALAR_PARAMS or pname.endswith("_op") or pname.startswith(("op", "is_", "comp_op")):
                     continue  # an op, dtype, flag... never a tensor operand
+                if (pname not in _TENSOR_ONLY_PARAMS and value.tensor is None
+                        and value.name not in self._tensor_params):
+                    continue  # y / scale / operand0 may be a Python scalar
                 value = self.materialize(value, node)
             if isinstance(value, TupleV):
                 tensors = [v for v in value.items if isinstance(v, (TensorV, ParamTensor))]
@@ -2057,7 +2108,7 @@ class Interpreter:
     def _bind_call(self, info: api.ApiInfo, args, kwargs) -> list[tuple[str, Value]]:
         from .apitable import api_for, legacy_api
 
-        table = legacy_api() if self.legacy else api_for(self.version)
+        table = self._table()
         sig = table.signature(info.name) or (legacy_api().signature(info.name) if not self.legacy else api_for(self.version).signature(info.name))
         out: list[tuple[str, Value]] = []
         positional = sig.positional if sig is not None and sig.params is not None else []
@@ -2127,6 +2178,10 @@ class Interpreter:
                     shape = tuple(d for d in shape if d is not None)
                     if len(shape) == 1:
                         shape = shape + (Const(1),)
+        elif info.short == "memset" and named.get("shape") is not None:
+            shape, _ = self._shape_tuple(named["shape"])  # legacy nisa.memset(shape, value, dtype)
+        elif info.short == "iota" and isinstance(named.get("expr"), IndexV):
+            shape = named["expr"].axis_shape  # legacy nisa.iota(expr, dtype)
         elif info.short == "broadcast_to":
             target = named.get("shape")
             shape, _ = self._shape_tuple(target) if target is not None else (None, 0)
@@ -2161,6 +2216,12 @@ _SCALAR_PARAMS = {
     "dge_mode", "oob_mode", "tile_position", "tile_size", "channel_multiplier", "cmp_op", "on_false_value",
     "fill_value", "pattern", "offset", "priority", "accumulate", "reduce_op", "shape", "transpose_x", "num_channels",
     "replica_groups", "dma_engine", "cores", "indirect_dim", "reverse0", "reverse1", "imm", "src_rank", "dst_rank",
+}
+
+# Parameters of NKI calls that only take tensors.
+_TENSOR_ONLY_PARAMS = {
+    "dst", "src", "data", "data0", "data1", "data2", "stationary", "moving", "in_", "srcs", "x", "reduce_res",
+    "dst_scale", "indices", "initial", "on_true_tile", "on_true", "on_false",
 }
 
 _EVAL_DISPATCH: dict[type, object] = {}

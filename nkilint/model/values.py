@@ -509,8 +509,10 @@ def truth(v: Value) -> bool | None:
         return None
     if isinstance(v, TupleV):
         return bool(v.items)
-    if isinstance(v, (DType, BufferV, FuncV, ClassV, TensorV)):
+    if isinstance(v, (DType, BufferV, FuncV, ClassV)):
         return True
+    # A tensor's truth value depends on its data (and `if tile:` on an
+    # optional tensor is a None test): unknown.
     return None
 
 
