@@ -57,6 +57,32 @@ def _block(graph: KernelGraph, node_id: str, loop: LoopFacts) -> tuple | None:
     return None
 
 
+def _merged(graph: KernelGraph, node_id: str) -> bool:
+    """A view that stands for one of several tensors (a list element picked
+    by a loop index, a value merged after a branch)."""
+    for _ in range(32):
+        data = graph.attrs(node_id)
+        if data.get("kind") != "view":
+            return False
+        if data.get("phi"):
+            return True
+        nxt = [v for _, v, d in graph.g.out_edges(node_id, data=True) if d.get("kind") == "view_of"]
+        if len(nxt) != 1:
+            return len(nxt) > 1
+        node_id = nxt[0]
+    return False
+
+
+def _instruction(graph: KernelGraph, op_id: str) -> bool:
+    """An op that issues a DMA or engine instruction (not Python arithmetic
+    the model recorded as a tile operator, not an assignment)."""
+    data = graph.attrs(op_id)
+    if data.get("operator") or data.get("assignment"):
+        return False
+    api = data.get("api") or ""
+    return api.startswith(("nki.isa.", "nki.language.")) and data.get("engine") != "none"
+
+
 def _matmul_accumulation(graph: KernelGraph, op_id: str, tensor_id: str) -> bool:
     """A matmul into PSUM (directly or ``ps[...] += nl.matmul(...)``)."""
     data = graph.attrs(op_id)
@@ -83,8 +109,8 @@ def independent_iterations(model, graph: KernelGraph, lf: GraphFacts, loop: Loop
     if loop.sym is None:
         return "the loop index is not known"
     ops = lf.ops_in(loop.loop_id)
-    if not ops:
-        return "no operations"
+    if not any(_instruction(graph, op) for op in ops):
+        return "no DMA or compute instruction"
     if syntax:
         problem = _syntax_problem(model, graph, lf, loop, ops)
         if problem:
@@ -93,6 +119,8 @@ def independent_iterations(model, graph: KernelGraph, lf: GraphFacts, loop: Loop
     written: set[str] = set()
     for op in ops:
         for node, _ in graph.writes(op):
+            if _merged(graph, node):
+                return "a tensor is written through a value merged from several tensors"
             base = graph.base_tensor(node)
             bdata = graph.attrs(base)
             if loop.loop_id in bdata.get("loops", ()):

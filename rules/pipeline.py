@@ -2181,10 +2181,11 @@ max/sum, a scan).
                     continue
                 how = ("Python range() is lowered to nl.sequential_range()" if loop.kind == "range"
                        else "nl.sequential_range keeps them in order")
+                era = "legacy NKI" if model.legacy else f"NKI {ctx.nki_version}"
                 reporter.at_site(
                     loop.site,
                     f"the iterations of `{loop.header()}` are independent (each writes only its own tiles or "
-                    f"blocks), but in legacy NKI {how}: the compiler will not pipeline them across engines",
+                    f"blocks), but in {era} {how}: the compiler will not pipeline them across engines",
                     hint="use nl.affine_range(...) for this loop",
                     kernel=kernel.name,
                 )

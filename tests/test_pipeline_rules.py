@@ -411,3 +411,20 @@ def test_a_slice_copied_out_of_a_loaded_tile_is_not_the_load_destination(tmp_pat
     """
     found = lint(tmp_path, code, "NKI305")
     assert [f.span.start_line for f in found] == [13]  # only the 8-byte store, not the 8 KiB load
+
+
+def test_serialized_loop_needs_an_instruction_and_no_merged_writes(tmp_path):
+    code = HEAD + """
+    @nki.jit
+    def k(x):
+        a = nl.ndarray((128, 2048), dtype=nl.float32, buffer=nl.sbuf)
+        b = nl.ndarray((128, 2048), dtype=nl.float32, buffer=nl.sbuf)
+        bufs = [a, b]
+        for i in nl.sequential_range(8):
+            nisa.dma_copy(dst=bufs[i % 2], src=x[i * 128:(i + 1) * 128, 0:2048])
+        sizes = []
+        for j in nl.sequential_range(8):
+            sizes.append(j * 4)
+        return a
+    """
+    assert not lint(tmp_path, code, "NKI304", version="0.2")
