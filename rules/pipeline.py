@@ -1178,7 +1178,9 @@ dimension (`x[:, ::2]`), or an access pattern (`.ap()`) whose innermost
 stride is not 1, turns every element into its own descriptor: runs of 2-4
 bytes, far below the 256 B per partition where DMAs are already severely
 overhead-bound. "HBM is always more performant when accessed sequentially"
-(indexing overview).
+(indexing overview). One-off transfers of fewer than 64 elements per
+partition (a small vector read as a column) are left out; repeated or
+larger ones are reported.
 
 **Fix:** load contiguous rows (make the innermost HBM dimension the
 innermost dimension of the transfer) and rearrange on chip, where strided
@@ -1274,6 +1276,12 @@ view, or a TensorE transpose); or change the HBM layout of the input.
                     continue
                 why = _strided(graph, hbm)
                 if why is None:
+                    continue
+                # A one-off gather of a few elements (a small vector loaded as
+                # a column) costs little: report repeated or large transfers.
+                elems = dma.free_elements(t.onchip) if t.onchip is not None else None
+                few = elems is None or (dma.int_bounds(elems) or (0, 0))[0] < 64
+                if few and _repeating_loop(ctx.model, graph, facts(graph), t.op_id) is None:
                     continue
                 direction = "reads" if t.direction == "load" else "writes"
                 reporter.at_site(

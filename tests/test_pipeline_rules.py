@@ -428,3 +428,18 @@ def test_serialized_loop_needs_an_instruction_and_no_merged_writes(tmp_path):
         return a
     """
     assert not lint(tmp_path, code, "NKI304", version="0.2")
+
+
+def test_strided_dma_skips_one_off_small_columns(tmp_path):
+    code = HEAD + """
+    @nki.jit
+    def k(v, x):
+        col = nl.ndarray((128, 8), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=col, src=v.ap([[1, 128], [128, 8]], offset=0))
+        big = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=big, src=x.ap([[1, 128], [128, 512]], offset=0))
+        return big
+    """
+    found = lint(tmp_path, code, "NKI307")
+    assert [f.span.start_line for f in found] == [11]
+    assert "innermost stride is 128 elements" in found[0].message
