@@ -13,10 +13,11 @@ the engine has no DMA facts yet, so they live here, keyed by generation.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 from nkilint.model.graph import DTYPE_BYTES, KernelGraph
-from nkilint.model.values import Const, DsV, DType, Int, SliceV, TensorV, Value, const_int, int_bounds
+from nkilint.model.values import Const, DsV, DType, Int, SliceV, TensorV, Value, const_int, int_binop, int_bounds
 
 ON_CHIP = ("sbuf", "psum")
 HBM = ("hbm", "shared_hbm", "private_hbm")
@@ -172,9 +173,6 @@ def free_elements(s: Side) -> Value | None:
     if s.shape is None or s.partition_axis < 0 or len(s.shape) < 2:
         return None
     total: Value = Const(1)
-    from nkilint.model.values import int_binop
-    import ast
-
     for i, d in enumerate(s.shape):
         if i == s.partition_axis:
             continue
@@ -215,9 +213,6 @@ def item_extent(item: Value, dim: Value | None) -> Value | None:
         stop = dim if isinstance(item.stop, Const) and item.stop.value is None else item.stop
         if stop is None:
             return None
-        from nkilint.model.values import int_binop
-        import ast
-
         return int_binop(ast.Sub, stop, start)
     if isinstance(item, DsV):
         return item.size

@@ -12,8 +12,11 @@ guides. Loop facts (which values change between iterations) come from
 
 from __future__ import annotations
 
+import ast
+
 from nkilint.context import RuleContext
 from nkilint.findings import Level
+from nkilint.model.values import TupleV, int_binop
 from nkilint.rule import Rule, invalid, valid
 from nkilint.versions import V0_3
 
@@ -21,7 +24,10 @@ from . import _pipeline_buffers as buffers
 from . import _pipeline_dma as dma
 from . import _pipeline_serial as serial
 from ._common import Reporter
-from ._pipeline_loops import INV, facts, runs_every_iteration
+from ._pipeline_loops import INV, facts, runs_every_iteration, syms_of
+from ._pipeline_ops import (
+    dtype_of, is_compute, matmul_operands, onchip_free, slice_step_over_one, steps, walks,
+)
 from ._pipeline_text import line_of, loop_words, operand_text
 
 
@@ -719,8 +725,6 @@ def _product(values) -> int | None:
 
 def _mentioned_syms(graph, node_id: str) -> set:
     """Symbols the index items / access pattern of a view chain mention."""
-    from ._pipeline_loops import syms_of
-
     out: set = set()
     for _ in range(32):
         data = graph.attrs(node_id)
@@ -1096,8 +1100,6 @@ LANE_PARALLEL = {
 
 
 def _compute_op(graph, op_id: str) -> bool:
-    from ._pipeline_ops import is_compute
-
     data = graph.attrs(op_id)
     api = data.get("api") or ""
     if data.get("assignment") or data.get("augmented") or data.get("operator"):
@@ -1109,8 +1111,6 @@ def _compute_op(graph, op_id: str) -> bool:
 
 def _partition_walk_onchip_node(graph, node: str, loop, limit: int) -> int | None:
     """The on-chip view takes adjacent partition blocks of a larger tile."""
-    from ._pipeline_ops import steps
-
     data = graph.attrs(node)
     if data.get("kind") != "view":
         return None
@@ -1132,8 +1132,6 @@ def _partition_walk_onchip_node(graph, node: str, loop, limit: int) -> int | Non
 def _partition_walk_hbm(graph, node_id: str, loop, parts: int):
     """The HBM item that maps to partitions moves by exactly ``parts`` rows
     per iteration."""
-    from ._pipeline_ops import steps
-
     st = steps(graph, node_id, loop)
     if not st:
         return None
@@ -1297,8 +1295,6 @@ view, or a TensorE transpose); or change the HBM layout of the input.
 
 def _strided(graph, hbm: dma.Side) -> str | None:
     """Why the HBM side of a transfer has a strided innermost dimension."""
-    from nkilint.model.values import TupleV
-
     data = graph.attrs(hbm.node_id)
     ap = data.get("ap_v")
     if ap is not None:
@@ -1319,15 +1315,16 @@ def _strided(graph, hbm: dma.Side) -> str | None:
     shape = base.get("shape_v")
     if not items or shape is None or len(items) != len(shape):
         return None
-    from ._pipeline_ops import slice_step_over_one
-
     last = items[-1]
     outer_sliced = [i for i, it in enumerate(items[:-1]) if not dma.is_integer_index(it)
                     and (dma.int_bounds(dma.item_extent(it, shape[i]) or dma.Const(0)) or (0, 0))[0] >= 2]
     if slice_step_over_one(last):
-        extent_ok = True
-        if extent_ok:
-            return f"a stepped innermost slice (step {dma.exact(last.step)})"
+        step = dma.exact(last.step)
+        start = dma.item_start(last)
+        stop = shape[-1] if isinstance(last.stop, dma.Const) and last.stop.value is None else last.stop
+        span = dma.int_bounds(int_binop(ast.Sub, stop, start)) if start is not None else None
+        if step and span is not None and span[0] > step:  # at least two elements picked
+            return f"a stepped innermost slice (step {step})"
     if dma.is_integer_index(last) and outer_sliced:
         dim = dma.int_bounds(shape[-1])
         index = dma.int_bounds(last)
@@ -1612,8 +1609,6 @@ extra precision is required, and then suppress with `# noqa: NKI309`.
     )
 
     def check(self, ctx: RuleContext) -> None:
-        from ._pipeline_ops import dtype_of, matmul_operands
-
         model = ctx.model
         reporter = _OncePerSite(ctx)
         slow, fast = MATMUL_TFLOPS.get(ctx.target.generation, (20, 79))
@@ -1803,8 +1798,6 @@ moving=short)`, one call per 128 columns; the result comes out transposed
     MM_INIT = 64  # MM_INIT_LATENCY, TensorE cycles (architecture guide)
 
     def check(self, ctx: RuleContext) -> None:
-        from ._pipeline_ops import matmul_operands, onchip_free
-
         model = ctx.model
         reporter = _OncePerSite(ctx)
         for kernel in model.kernels:
@@ -1938,8 +1931,6 @@ loop, use the dedicated instructions (`nisa.tensor_tensor_scan`,
     )
 
     def check(self, ctx: RuleContext) -> None:
-        from ._pipeline_ops import is_compute, matmul_operands
-
         model = ctx.model
         reporter = _OncePerSite(ctx)
         for kernel in model.kernels:
@@ -1986,8 +1977,6 @@ def _free_walk(graph, lf, op_id: str, loop, mm, limit: int):
     them all). For a matmul only the moving operand and the result count; a
     loop-invariant per-partition scalar operand ((P, 1) bias or scale) may
     stay put."""
-    from ._pipeline_ops import steps, walks
-
     if mm is not None:
         nodes = [mm.moving]
     else:
