@@ -140,6 +140,7 @@ class Interpreter:
         # the host, unknown for helpers and sub-kernels analysed on their own.
         self.param_buffer = "hbm"
         self._tensor_params: set[str] = set()
+        self._program_syms: dict[str, Sym] = {}
         # Narrowings of symbols, undone when a branch ends (facts are scoped).
         self.trail: list[tuple[Sym, float, float]] = []
 
@@ -1697,7 +1698,15 @@ class Interpreter:
             if short == "par_dim":
                 return ParDimV(args[0] if args else self.unknown("par_dim"), label=self.text(node))
             if short in ("program_id",):
-                return Int(0, max(self.target.lnc_max - 1, 0) if self.legacy is False else INF, reason="program id", label="program_id")
+                # One symbol per axis, so `pid * 128` is a known affine form
+                # (invariant in loops, comparable between uses).
+                axis = const_int(args[0]) if args else 0
+                key = f"program_id({axis if axis is not None else '?'})"
+                sym = self._program_syms.get(key)
+                if sym is None:
+                    hi = max(self.target.lnc_max - 1, 0) if not self.legacy else INF
+                    sym = self._program_syms[key] = Sym(key, 0, hi)
+                return Int(sym=sym, reason="program id", label=key)
             if short in ("num_programs", "program_ndim"):
                 return Int(1, INF, reason=short, label=short)
             if short in api.LOOPS:
@@ -1754,8 +1763,17 @@ class Interpreter:
                                               parent=self.loops[-1] if self.loops else None)
                 self.loops.append(loop_id)
             try:
-                lo, hi = int_bounds(args[0]) or (-INF, INF), int_bounds(args[1]) or (-INF, INF)
-                index = make_int(lo[0] if isinstance(lo, tuple) else lo, (hi[1] if isinstance(hi, tuple) else hi) - 1)
+                start = int_bounds(args[0]) or (-INF, INF)
+                stop = int_bounds(args[1]) or (-INF, INF)
+                lo, hi = start[0], stop[1] - 1
+                if lo == hi and lo not in (INF, -INF):
+                    index: Value = Const(int(lo))
+                else:
+                    bounds_text = ", ".join(self.text(a) for a in node.args[:2]) if len(node.args) >= 2 else "..."
+                    sym = Sym(f"index of fori_loop({bounds_text})", lo, hi)
+                    index = Int(sym=sym, reason="loop index")
+                    if loop_id is not None:
+                        self.graph.attrs(loop_id)["index_sym"] = sym
                 return self.call_function(args[2], [index, *args[3:]], {}, node)
             finally:
                 if loop_id is not None:
