@@ -102,6 +102,13 @@ class SourceFile:
     def tree(self) -> ast.Module:
         return parse_python(self.text)
 
+    @cached_property
+    def nodes(self) -> list[ast.AST]:
+        """Every node of the syntax tree in ast.walk order, computed once and
+        shared: rules that scan the whole file iterate this list instead of
+        walking the tree again."""
+        return list(ast.walk(self.tree))
+
     def line_text(self, line: int) -> str:
         """The text of a 1-based line without its newline ('' if absent)."""
         if 1 <= line <= len(self.lines):

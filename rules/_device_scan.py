@@ -165,7 +165,7 @@ def _scan(ctx: RuleContext) -> FileScan:
     tree = ctx.tree
     bindings = model.bindings
     result = FileScan()
-    result.all_nodes = list(ast.walk(tree))
+    result.all_nodes = ctx.source.nodes if ctx.source is not None and ctx.source.tree is tree else list(ast.walk(tree))
     result.bound = bound_names(result.all_nodes) | set(bindings.names)
     for node in result.all_nodes:
         for child in ast.iter_child_nodes(node):

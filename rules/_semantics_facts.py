@@ -207,7 +207,9 @@ class FileFacts:
         self.tree: ast.Module = self.model.module.tree
         self.bindings = self.model.bindings
         self.parents: dict[int, ast.AST] = {}
-        for node in ast.walk(self.tree):
+        nodes = ctx.source.nodes if ctx.source is not None and ctx.source.tree is self.tree else list(ast.walk(self.tree))
+        self._all_nodes = nodes
+        for node in nodes:
             for child in ast.iter_child_nodes(node):
                 self.parents[id(child)] = node
         # ast expression (in this file) -> graph nodes it produced
@@ -255,7 +257,7 @@ class FileFacts:
     def functions(self) -> list[ast.AST]:
         """Every function definition in the file, outermost first."""
         if self._functions is None:
-            self._functions = [n for n in ast.walk(self.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            self._functions = [n for n in self._all_nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
         return self._functions
 
     def device_functions(self) -> list[ast.AST]:

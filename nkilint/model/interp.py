@@ -2558,8 +2558,24 @@ def _assigned_names(body: list[ast.stmt]) -> set[str]:
     return out
 
 
+_ATTRS_CACHE: dict[int, tuple[ast.AST, set[tuple[str, str]]]] = {}
+
+
 def _assigned_attrs(body: list[ast.stmt]) -> set[tuple[str, str]]:
     """(name, attr) of every ``name.attr = ...`` / ``name.attr += ...`` in a block."""
+    if not body:
+        return set()
+    hit = _ATTRS_CACHE.get(id(body[0]))
+    if hit is not None and hit[0] is body[0]:
+        return hit[1]
+    out = _compute_assigned_attrs(body)
+    if len(_ATTRS_CACHE) > 50_000:
+        _ATTRS_CACHE.clear()
+    _ATTRS_CACHE[id(body[0])] = (body[0], out)
+    return out
+
+
+def _compute_assigned_attrs(body: list[ast.stmt]) -> set[tuple[str, str]]:
     out: set[tuple[str, str]] = set()
     for stmt in body:
         for node in ast.walk(stmt):
