@@ -109,6 +109,15 @@ class SourceFile:
         walking the tree again."""
         return list(ast.walk(self.tree))
 
+    @cached_property
+    def parents(self) -> dict[int, ast.AST]:
+        """id(node) -> parent node, for the whole tree (computed once, shared)."""
+        out: dict[int, ast.AST] = {}
+        for node in self.nodes:
+            for child in ast.iter_child_nodes(node):
+                out[id(child)] = node
+        return out
+
     def line_text(self, line: int) -> str:
         """The text of a 1-based line without its newline ('' if absent)."""
         if 1 <= line <= len(self.lines):

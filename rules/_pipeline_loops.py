@@ -420,10 +420,8 @@ def _tree_for_uncached(model, file: str) -> _Tree | None:
         return None
     if hit is not None and hit.tree is module.tree:
         return hit
-    parents: dict[int, ast.AST] = {}
-    for parent in ast.walk(module.tree):
-        for child in ast.iter_child_nodes(parent):
-            parents[id(child)] = parent
+    # The module's SourceFile shares one parent map with every rule.
+    parents: dict[int, ast.AST] = module.source.parents
     if len(_TREES) > 64:
         _TREES.clear()
     hit = _TREES[file] = _Tree(module.tree, parents)

@@ -206,12 +206,16 @@ class FileFacts:
         self.model: FileModel = ctx.model
         self.tree: ast.Module = self.model.module.tree
         self.bindings = self.model.bindings
-        self.parents: dict[int, ast.AST] = {}
-        nodes = ctx.source.nodes if ctx.source is not None and ctx.source.tree is self.tree else list(ast.walk(self.tree))
-        self._all_nodes = nodes
-        for node in nodes:
-            for child in ast.iter_child_nodes(node):
-                self.parents[id(child)] = node
+        if ctx.source is not None and ctx.source.tree is self.tree:
+            # Shared with every other rule of the file.
+            self._all_nodes = ctx.source.nodes
+            self.parents: dict[int, ast.AST] = ctx.source.parents
+        else:
+            self._all_nodes = list(ast.walk(self.tree))
+            self.parents = {}
+            for node in self._all_nodes:
+                for child in ast.iter_child_nodes(node):
+                    self.parents[id(child)] = node
         # ast expression (in this file) -> graph nodes it produced
         self.produced: dict[int, list[q.NodeRef]] = {}
         self.param_tensors: dict[int, list[q.NodeRef]] = {}  # ast.arg -> param tensor nodes
@@ -233,6 +237,7 @@ class FileFacts:
                     expr = site.node
                 self.produced.setdefault(id(expr), []).append(ref)
         self._scopes: dict[int, Scope] = {}
+        self._own: dict[int, list[ast.AST]] = {}
         self._functions: list[ast.AST] | None = None
         self._tensor_names: dict[tuple[int, str], bool] = {}
         self._index_names: dict[tuple[int, str], bool] = {}
@@ -268,14 +273,20 @@ class FileFacts:
         return self._roots.get(id(fn))
 
     def own_nodes(self, fn: ast.AST) -> Iterator[ast.AST]:
-        """Nodes of a function body, not descending into nested functions/classes."""
-        stack = list(reversed(fn.body)) if not isinstance(fn, ast.Lambda) else [fn.body]
-        while stack:
-            node = stack.pop()
-            yield node
-            if isinstance(node, SCOPE_NODES):
-                continue
-            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+        """Nodes of a function body, not descending into nested functions/classes
+        (computed once per function)."""
+        cached = self._own.get(id(fn))
+        if cached is None:
+            cached = []
+            stack = list(reversed(fn.body)) if not isinstance(fn, ast.Lambda) else [fn.body]
+            while stack:
+                node = stack.pop()
+                cached.append(node)
+                if isinstance(node, SCOPE_NODES):
+                    continue
+                stack.extend(reversed(list(ast.iter_child_nodes(node))))
+            self._own[id(fn)] = cached
+        return iter(cached)
 
     # -- scopes --------------------------------------------------------------
     def scope(self, fn: ast.AST) -> Scope:
