@@ -27,7 +27,7 @@ from .values import (
 )
 
 MAX_INLINE_DEPTH = 10
-MAX_STEPS = 400_000
+MAX_STEPS = 400000
 MAX_UNROLL = 16
 NKI_DTYPES = {
     "bool_", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16", "float32", "bfloat16", "tfloat32",
@@ -167,23 +167,7 @@ class Interpreter:
     @staticmethod
     def text(node: ast.AST) -> str:
         """Source text of a node, for labels (cached: unparse is costly)."""
-        key = id(node)
-        hit = _TEXT_CACHE.get(key)
-        if hit is not None and hit[0] is node:
-            return hit[1]
-        if isinstance(node, ast.Name):
-            text = node.id
-        else:
-            try:
-                text = ast.unparse(node)
-            except Exception:  # pragma: no cover
-                text = "?"
-            if len(text) > 80:
-                text = text[:77] + "..."
-        if len(_TEXT_CACHE) > 200_000:
-            _TEXT_CACHE.clear()
-        _TEXT_CACHE[key] = (node, text)
-        return text
+        return _TEXT_CACHE.get(node, _node_text)
 
     # ------------------------------------------------------------- module env
     def module_env(self, module: ModuleInfo) -> dict[str, Value]:
@@ -2248,8 +2232,42 @@ _NOPE = object()
 _LOGGING_NAMES = {"log", "debug", "info", "warning", "warn", "error", "trace", "print", "log_info", "log_debug", "dump"}
 _PURITY: dict[tuple, bool] = {}
 # Caches keyed by node id; each entry keeps its node alive so ids stay unique.
-_TEXT_CACHE: dict[int, tuple[ast.AST, str]] = {}
-_ASSIGNED_CACHE: dict[int, tuple[ast.AST, set[str]]] = {}
+def _node_text(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    try:
+        text = ast.unparse(node)
+    except Exception:  # pragma: no cover
+        return "?"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+class NodeCache:
+    """Results computed from an ast node, keyed by the node's identity.
+
+    Each entry keeps its node alive, so an id cannot be reused by another
+    node while the entry exists; the cache empties itself past ``limit``.
+    """
+
+    def __init__(self, limit: int = 50_000) -> None:
+        self.limit = limit
+        self.entries: dict[int, tuple[ast.AST, object]] = {}
+
+    def get(self, node: ast.AST, compute):
+        hit = self.entries.get(id(node))
+        if hit is not None and hit[0] is node:
+            return hit[1]
+        value = compute(node)
+        if len(self.entries) >= self.limit:
+            self.entries.clear()
+        self.entries[id(node)] = (node, value)
+        return value
+
+
+_TEXT_CACHE = NodeCache(200_000)
+_ASSIGNED_CACHE = NodeCache()
+_ATTRS_CACHE = NodeCache()
+_EVIDENCE_CACHE = NodeCache()
 # Stable unknowns for attributes of unknown values, keyed by the parent's id
 # (the parent object is kept alive in the entry so the id cannot be reused).
 _OPAQUE_ATTRS: dict[int, tuple[Value, dict[str, Value]]] = {}
@@ -2416,18 +2434,8 @@ class _Decorator(Value):
     label: str | None = None
 
 
-_EVIDENCE_CACHE: dict[int, tuple[ast.AST, set[str]]] = {}
-
-
 def _cached_evidence(node: ast.AST) -> set[str]:
-    hit = _EVIDENCE_CACHE.get(id(node))
-    if hit is not None and hit[0] is node:
-        return hit[1]
-    out = tensor_evidence(node)
-    if len(_EVIDENCE_CACHE) > 50_000:
-        _EVIDENCE_CACHE.clear()
-    _EVIDENCE_CACHE[id(node)] = (node, out)
-    return out
+    return _EVIDENCE_CACHE.get(node, tensor_evidence)
 
 
 def _has_slice(index: Value) -> bool:
@@ -2546,33 +2554,17 @@ def _hi_minus_one(trip: Value) -> float:
 
 
 def _assigned_names(body: list[ast.stmt]) -> set[str]:
-    key = id(body[0]) if body else 0
-    hit = _ASSIGNED_CACHE.get(key)
-    if hit is not None and hit[0] is body[0]:
-        return hit[1]
-    out = _compute_assigned(body)
-    if len(_ASSIGNED_CACHE) > 50_000:
-        _ASSIGNED_CACHE.clear()
-    if body:
-        _ASSIGNED_CACHE[key] = (body[0], out)
-    return out
-
-
-_ATTRS_CACHE: dict[int, tuple[ast.AST, set[tuple[str, str]]]] = {}
+    """Names stored anywhere in a block (cached by the block's first statement)."""
+    if not body:
+        return set()
+    return _ASSIGNED_CACHE.get(body[0], lambda _first: _compute_assigned(body))
 
 
 def _assigned_attrs(body: list[ast.stmt]) -> set[tuple[str, str]]:
     """(name, attr) of every ``name.attr = ...`` / ``name.attr += ...`` in a block."""
     if not body:
         return set()
-    hit = _ATTRS_CACHE.get(id(body[0]))
-    if hit is not None and hit[0] is body[0]:
-        return hit[1]
-    out = _compute_assigned_attrs(body)
-    if len(_ATTRS_CACHE) > 50_000:
-        _ATTRS_CACHE.clear()
-    _ATTRS_CACHE[id(body[0])] = (body[0], out)
-    return out
+    return _ATTRS_CACHE.get(body[0], lambda _first: _compute_assigned_attrs(body))
 
 
 def _compute_assigned_attrs(body: list[ast.stmt]) -> set[tuple[str, str]]:
