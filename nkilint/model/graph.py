@@ -71,6 +71,7 @@ class KernelGraph:
         self._ids = itertools.count()
         self.truncated = False  # the interpreter hit its budget
         self.helpers: list[str] = []
+        self.conditional_depth = 0  # > 0 while interpreting an undecided branch
 
     # -- construction --------------------------------------------------------
     def _new_id(self, prefix: str) -> str:
@@ -78,6 +79,9 @@ class KernelGraph:
 
     def add_node(self, prefix: str, kind: str, site: Site | None, loops: tuple[str, ...], **attrs: Any) -> str:
         node_id = self._new_id(prefix)
+        # `conditional`: created under an if/else (or if-expression) whose
+        # condition the interpreter could not decide, so it may never run.
+        attrs.setdefault("conditional", self.conditional_depth > 0)
         self.g.add_node(node_id, kind=kind, site=site, loops=loops, **attrs)
         if loops:
             self.g.add_edge(node_id, loops[-1], kind="in_loop")
@@ -204,9 +208,9 @@ def _site_json(site: Site | None) -> dict | None:
 
 
 _JSON_ATTRS = {
-    "tensor": ("name", "buffer", "dtype", "origin", "api", "partition_axis", "address", "bytes_per_partition", "function"),
+    "tensor": ("name", "buffer", "dtype", "origin", "api", "partition_axis", "address", "bytes_per_partition", "function", "conditional"),
     "view": ("name", "buffer", "dtype", "index"),
-    "op": ("api", "engine", "function", "legacy_result"),
+    "op": ("api", "engine", "function", "legacy_result", "conditional"),
     "loop": ("loop_kind", "iterator", "function"),
 }
 

@@ -463,6 +463,29 @@ class Interpreter:
         outcomes: list[dict[str, Value]] = []
         facts: list[dict[Sym, tuple[float, float]]] = []
         returned: list[Value] = []
+        if self.graph is not None:
+            self.graph.conditional_depth += 1
+        try:
+            self._run_branches(branches, frame, before, outcomes, facts, returned)
+        finally:
+            if self.graph is not None:
+                self.graph.conditional_depth -= 1
+        if facts:
+            common = set(facts[0])
+            for f in facts[1:]:
+                common &= set(f)
+            for sym in common:
+                lo = min(f[sym][0] for f in facts)
+                hi = max(f[sym][1] for f in facts)
+                self.narrow_sym(sym, lo, hi)
+        if not outcomes:
+            frame.vars = before
+            if returned:
+                raise _Return(_join_all(returned))
+            raise _Dead()
+        self._merge_outcomes(outcomes, frame, returned)
+
+    def _run_branches(self, branches, frame: Frame, before, outcomes, facts, returned) -> None:
         for body, test, polarity in branches:
             frame.vars = dict(before)
             mark = len(self.trail)
@@ -481,19 +504,8 @@ class Interpreter:
                 self._undo(mark)
             except _Dead:
                 self._undo(mark)
-        if facts:
-            common = set(facts[0])
-            for f in facts[1:]:
-                common &= set(f)
-            for sym in common:
-                lo = min(f[sym][0] for f in facts)
-                hi = max(f[sym][1] for f in facts)
-                self.narrow_sym(sym, lo, hi)
-        if not outcomes:
-            frame.vars = before
-            if returned:
-                raise _Return(_join_all(returned))
-            raise _Dead()
+
+    def _merge_outcomes(self, outcomes, frame: Frame, returned) -> None:
         merged = dict(outcomes[0])
         for other in outcomes[1:]:
             for key in set(merged) | set(other):
@@ -1222,13 +1234,19 @@ class Interpreter:
         if test is False:
             return self.eval(node.orelse, frame)
         results = []
-        for branch, polarity in ((node.body, True), (node.orelse, False)):
-            mark = len(self.trail)
-            saved = dict(frame.vars)
-            self.learn(node.test, frame, polarity)
-            results.append(_freeze(self.eval(branch, frame)))
-            frame.vars = saved
-            self._undo(mark)
+        if self.graph is not None:
+            self.graph.conditional_depth += 1
+        try:
+            for branch, polarity in ((node.body, True), (node.orelse, False)):
+                mark = len(self.trail)
+                saved = dict(frame.vars)
+                self.learn(node.test, frame, polarity)
+                results.append(_freeze(self.eval(branch, frame)))
+                frame.vars = saved
+                self._undo(mark)
+        finally:
+            if self.graph is not None:
+                self.graph.conditional_depth -= 1
         return self.merge(results[0], results[1], self.text(node))
 
     def _ev_BoolOp(self, node: ast.BoolOp, frame: Frame) -> Value:
@@ -1868,12 +1886,16 @@ class Interpreter:
         style = api.ALLOCATIONS[info.short]
         like: Value | None = None
         dtype: Value | None = None
+        # The rank comes from a parameter's use (x.shape unpacked somewhere),
+        # not from the code that allocates: not exact.
+        rank_inferred = False
         if style == "like":
             like = args[0] if args else kwargs.get("a", kwargs.get("x"))
             if isinstance(like, ParamTensor):
                 like = self.materialize(like, node)
             shape = self.shape_of(like) if isinstance(like, TensorV) else None
             axis = like.partition_axis if isinstance(like, TensorV) else 0
+            rank_inferred = isinstance(like, _TensorWithShapeObj)
             dtype = self._arg(info, args, kwargs, "dtype")
             if dtype is None or (isinstance(dtype, Const) and dtype.value is None):
                 dtype = like.dtype if isinstance(like, TensorV) else self.unknown("dtype")
@@ -1890,6 +1912,7 @@ class Interpreter:
         else:
             shape_arg = self._arg(info, args, kwargs, "shape", 0)
             shape, axis = self._shape_tuple(shape_arg) if shape_arg is not None else (None, 0)
+            rank_inferred = isinstance(shape_arg, ShapeV)
             dtype = self._arg(info, args, kwargs, "dtype")
             if dtype is None and info.short == "full":
                 dtype = self._arg(info, args, kwargs, "dtype", 2)
@@ -1919,6 +1942,7 @@ class Interpreter:
                 dtype=dtype.name if isinstance(dtype, DType) else None, dtype_v=dtype, shape_v=shape,
                 origin="alloc", api=info.name, partition_axis=axis, address=address, function=frame.func,
                 bytes_v=bytes_per_partition(shape, dtype, axis), call=node, shape_obj=shape_obj,
+                rank_inferred=rank_inferred or shape_obj is not None,
                 fill_v=(self._arg(info, args, kwargs, "fill_value", 1) if info.short == "full"
                         else Const(0) if info.short == "zeros" else Const(1) if info.short == "ones" else None),
             )
@@ -1978,8 +2002,10 @@ class Interpreter:
                 axis += 1
             for rest in shape[axis:]:
                 new_shape.append(rest)
-            if index_shapes and len(index_shapes) == len(items):
-                # Legacy advanced indexing: the broadcast shape of the index tensors.
+            scalars = [x for x in items if not isinstance(x, IndexV)]
+            if index_shapes and all(int_bounds(x) is not None for x in scalars) and len(index_shapes) + len(scalars) == len(items):
+                # Legacy advanced indexing: the broadcast shape of the index
+                # tensors (an integer next to them is a 0-d index: NumPy rules).
                 rank = max(len(s) for s in index_shapes)
                 broadcast: list[Value] = []
                 for d in range(rank):
