@@ -389,3 +389,21 @@ def test_new_text_for_a_file_replaces_its_cached_module(tmp_path):
     second = analyze_file(SourceFile(str(path), second_text), project, TRN2, LATEST)
     (_, t2), = [x for x in second.kernels[0].graph.tensors()]
     assert dims(t2) == [32, 8]
+
+
+def test_nodes_under_undecided_conditions_are_marked():
+    src = KERNEL_TEMPLATE.format(body=(
+        "K, N = x.shape\n"
+        "a = nl.ndarray((P, 4), dtype=nl.float32)\n"
+        "if N > 512:\n"
+        "    b = nl.ndarray((P, 8), dtype=nl.float32)\n"
+        "if P > 64:\n"
+        "    c = nl.ndarray((P, 16), dtype=nl.float32)\n"
+        "t = nl.ndarray(x.shape, dtype=nl.float32)"
+    ).replace("\n", "\n    "))
+    model = analyze_file(SourceFile("/tmp/c.py", src), Project(Path("/tmp")), TRN2, LATEST)
+    g = model.kernels[0].graph
+    flags = {d["name"]: d["conditional"] for _, d in g.tensors() if d.get("origin") == "alloc"}
+    assert flags == {"a": False, "b": True, "c": False, "t": False}
+    ranks = {d["name"]: d.get("rank_inferred") for _, d in g.tensors() if d.get("origin") == "alloc"}
+    assert ranks["a"] is False and ranks["t"] is True
