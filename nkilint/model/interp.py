@@ -874,8 +874,8 @@ class Interpreter:
             return
         if value.meta and value.meta[0] == "floordiv" and permanent:
             # q = x // d with q in [lo, hi]  =>  x in [lo * d, (hi + 1) * d - 1].
-            numerator, d = value.meta[1], value.meta[2]
-            lin = linear(numerator)
+            numerator, d = value.meta[1], const_int(value.meta[2])
+            lin = linear(numerator) if d is not None else None
             if lin is not None and len(lin[0]) == 1:
                 (sym, coeff), = lin[0].items()
                 if coeff == 1:
@@ -1300,7 +1300,8 @@ class Interpreter:
             if r is None:
                 result = None
             left = right
-        return Const(True) if result else self.unknown("comparison")
+        # An undecided comparison is still 0 or 1 in arithmetic (n + (r > 0)).
+        return Const(True) if result else Int(0, 1, label=self.text(node), reason="comparison")
 
     def _ev_BinOp(self, node: ast.BinOp, frame: Frame) -> Value:
         left = self.eval(node.left, frame)

@@ -129,6 +129,17 @@ def linear(v: "Value") -> tuple[dict, int] | None:
     return None
 
 
+def _same_int(x: "Value", y: "Value") -> bool:
+    """The same integer for certain: equal constants, or the same value/symbol."""
+    if x is y:
+        return True
+    cx, cy = const_int(x), const_int(y)
+    if cx is not None and cy is not None:
+        return cx == cy
+    lx, ly = linear(x), linear(y)
+    return lx is not None and ly is not None and lx == ly
+
+
 def _mixes_derived(ta: dict, tb: dict) -> bool:
     syms = set(ta) | set(tb)
     return len(syms) > 1 and any(sym.derived for sym in syms)
@@ -404,7 +415,7 @@ def int_binop(op: type, a: Value, b: Value, label: str | None = None) -> Value:
         out = make_int(min(cands), max(cands), label)
         # (x // d) * d lies in [x - d + 1, x]: keep the upper bound of x.
         for q, d in ((a, b), (b, a)):
-            if isinstance(q, Int) and q.meta and q.meta[0] == "floordiv" and const_int(d) == q.meta[2]:
+            if isinstance(q, Int) and q.meta and q.meta[0] == "floordiv" and _same_int(d, q.meta[2]):
                 xb = int_bounds(q.meta[1])
                 if xb is not None and xb[0] >= 0 and isinstance(out, Int):
                     out.hi = min(out.hi, xb[1])
@@ -423,9 +434,10 @@ def int_binop(op: type, a: Value, b: Value, label: str | None = None) -> Value:
                 else:
                     cands.append(x // y)
         out = make_int(min(cands), max(cands), label)
-        if isinstance(out, Int) and blo == bhi and blo > 0 and linear(a) is not None:
-            # Remember x // d so that facts about the quotient narrow x.
-            out.meta = ("floordiv", a, int(blo))
+        if isinstance(out, Int) and blo > 0:
+            # Remember x // d: facts about the quotient narrow x, and
+            # (x // d) * d is at most x.
+            out.meta = ("floordiv", a, Const(int(blo)) if blo == bhi else b)
         return out
     if op is ast.Mod:
         if blo == bhi and blo > 0:
