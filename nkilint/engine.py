@@ -241,19 +241,28 @@ class Checker:
             if self.options.keep_text:
                 result.text = source.text
 
+    def _code_prefixes(self) -> set[str]:
+        """Id namespaces of the installed rules (NKI, and any pack's prefix)."""
+        return {_code_prefix(rid) for rid in self.ruleset.rules} | {"NKI"}
+
     def _unused_noqa(self, noqas, path: str, pfi: list[Selector]) -> list[Finding]:
         level = self.ruleset.rules[UNUSED_NOQA].level
         out = []
+        prefixes = self._code_prefixes()
         for noqa in noqas.values():
             if noqa.is_blanket:
-                if not noqa.blanket_used:
-                    out.append(Finding(UNUSED_NOQA, level, "blanket '# noqa' suppresses nothing on this line", path, noqa.span, hint="remove the comment"))
+                # A bare `# noqa` usually silences another linter (flake8,
+                # ruff): whether it is stale is not nkilint's to judge.
                 continue
             unknown, unused = [], []
             for code in noqa.codes:
                 rule = self.ruleset.get(code)
                 if rule is None:
-                    unknown.append(code)
+                    # F401, E501, PYI024...: another tool's codes. Only a code
+                    # in one of our id namespaces (NKI..., a pack's prefix)
+                    # that matches no rule is a typo worth reporting.
+                    if _code_prefix(code) in prefixes or "-" in code:
+                        unknown.append(code)  # our id namespace, or a rule-name style code
                 elif rule.id not in self.enabled or rule.emitted_by_engine and rule.id == UNUSED_NOQA:
                     continue  # not run here; cannot tell whether it is stale
                 elif pfi and matches_any(pfi, rule):
@@ -271,6 +280,16 @@ class Checker:
                             hint="remove the stale code(s) from the '# noqa' comment")
                 )
         return out
+
+
+def _code_prefix(code: str) -> str:
+    """The letters of a rule code: NKI for NKI201, ACME for ACME101."""
+    letters = ""
+    for ch in code.upper():
+        if not ch.isalpha():
+            break
+        letters += ch
+    return letters if letters != code.upper() else ""
 
 
 def _crash_location(exc: BaseException, ctx: RuleContext) -> Span:

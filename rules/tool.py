@@ -163,7 +163,9 @@ A `# noqa: NKI201` comment that no longer suppresses any finding on its line
 is stale: the code was fixed or moved, and the comment now hides nothing
 but could hide a future, real problem. A code that names no rule is a typo.
 Codes of rules that did not run (not selected) are not reported, since
-whether they are stale cannot be told.
+whether they are stale cannot be told; neither are other linters' codes
+(`# noqa: F401`, `E501`) nor a bare `# noqa`, which usually silences
+another tool.
 
 **Fix:** remove the stale code from the comment, or the whole comment.
 """
