@@ -1719,6 +1719,13 @@ GpSimd-only instructions, any instruction given `engine=nisa.engine.gpsimd`
 (legacy `nisa.gpsimd_engine`), and `tensor_tensor(op=nl.power)` (which only
 GpSimd implements) need SBUF operands.
 
+In legacy (`neuronxcc.nki`) code an instruction that runs on GpSimd only
+implicitly (`affine_select`, `iota`, ...) is a warning: production legacy
+kernels (nki-samples' sliding-window flash attention) applied
+`affine_select` to a PSUM tile and compiled, so the legacy compiler moved
+the data itself. An explicit `engine=` GpSimd, and current-API instructions,
+are errors.
+
 **Fix:** copy the PSUM data to SBUF first (`nisa.tensor_copy`), or run the
 instruction on the Vector or Scalar engine where it supports one.
 """
@@ -1809,10 +1816,21 @@ instruction on the Vector or Scalar engine where it supports one.
                 if not bad:
                     continue
                 names = ", ".join(f"{o.name} ({o.param})" for o in bad)
+                explicit = "engine" in (data.get("params_v") or {})
+                # Legacy kernels in production (nki-samples' sliding-window flash
+                # attention, NXDI) ran nisa.affine_select on a PSUM tile: the
+                # legacy compiler moved the data itself. Only an explicit GpSimd
+                # engine, or a current-API instruction (one call, one
+                # instruction), is certain to fail.
+                certain = explicit or not ctx.model.legacy
+                message = (f"{f.op_short(data)} runs on GpSimd, which cannot access PSUM, but {names} "
+                           f"{'are' if len(bad) > 1 else 'is'} in PSUM")
+                if not certain:
+                    message += " (the legacy compiler may insert a copy; it costs a PSUM-to-SBUF move either way)"
                 reporter.at_site(
                     data.get("site"),
-                    f"{f.op_short(data)} runs on GpSimd, which cannot access PSUM, but {names} "
-                    f"{'are' if len(bad) > 1 else 'is'} in PSUM",
+                    message,
+                    level=Level.ERROR if certain else Level.WARNING,
                     hint="copy the data to SBUF with nisa.tensor_copy first, or use the Vector/Scalar engine",
                     kernel=kernel.name,
                 )
