@@ -14,8 +14,8 @@ from .discovery import discover
 from .model.project import Project
 from .model.semantic import AllocRecord, FileModel, analyze_file
 from .source import SourceError, SourceFile, decode_source
-from .targets import resolve_target, target_names
-from .versions import LATEST, VERSION_NAMES, NkiVersion
+from .targets import target_names
+from .versions import VERSION_NAMES
 
 GRAPH_SCHEMA_VERSION = 1
 

@@ -151,8 +151,8 @@ def iter_statements(body: list[ast.stmt]):
     while stack:
         stmt = stack.pop()
         yield stmt
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(stmt, field, None)
+        for block_name in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, block_name, None)
             if block and isinstance(block, list):
                 stack.extend(reversed(block))
         for handler in getattr(stmt, "handlers", ()) or ():

@@ -1,0 +1,473 @@
+"""Calls in the abstract interpreter: inlining project helpers, classes,
+builtins, library functions, and NKI API calls (loops, ranges, indices)."""
+
+from __future__ import annotations
+
+import ast
+import math
+
+from . import api_semantics as api
+from .bindings import Qual
+from .interp_helpers import _FIELD, _LOGGING_NAMES, _class_attr, _is_pure, _memo_key, _trip_count
+from .interp_state import (
+    ArrayV,
+    Frame,
+    MAX_INLINE_DEPTH,
+    ParamTensor,
+    ShapeV,
+    _Decorator,
+    _DictMethod,
+    _Enumerate,
+    _FloatRange,
+    _ListMethod,
+    _Placement,
+    _SeqV,
+    _TensorMethod,
+    _Zip,
+)
+from .values import (
+    ApiRef,
+    ClassV,
+    Const,
+    DType,
+    DictV,
+    DsV,
+    FuncV,
+    INF,
+    IndexV,
+    Int,
+    ObjectV,
+    ParDimV,
+    RangeV,
+    Sym,
+    TupleV,
+    Unknown,
+    Value,
+    const_int,
+    int_binop,
+    int_bounds,
+    make_int,
+    truth,
+)
+
+
+class CallsMixin:
+    """Calls: project functions inlined, classes instantiated, builtins,
+    library functions and NKI APIs.
+
+    Part of :class:`~nkilint.model.interp.Interpreter`."""
+
+    def _ev_Call(self, node: ast.Call, frame: Frame) -> Value:
+        func = self.eval(node.func, frame)
+        args: list[Value] = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                v = self.eval(a.value, frame)
+                if isinstance(v, TupleV):
+                    args.extend(v.items)
+                elif isinstance(v, ShapeV) and v.rank is not None:
+                    args.extend(v.fix_rank(v.rank))
+                else:
+                    args.append(self.unknown("*args"))
+            else:
+                args.append(self.eval(a, frame))
+        kwargs: dict[str, Value] = {}
+        for kw in node.keywords:
+            v = self.eval(kw.value, frame)
+            if kw.arg is None:
+                if isinstance(v, DictV):
+                    kwargs.update({str(k): x for k, x in v.items.items()})
+                continue
+            kwargs[kw.arg] = v
+        return self.call(func, args, kwargs, node, frame)
+
+    def call(self, func: Value, args: list[Value], kwargs: dict[str, Value], node: ast.Call, frame: Frame) -> Value:
+        if isinstance(func, ApiRef):
+            qual = func.qual
+            if qual.is_nki:
+                return self.nki_call(qual, args, kwargs, node, frame)
+            return self.library_call(qual, args, kwargs, node, frame)
+        if isinstance(func, FuncV):
+            fname = (func.qualname or getattr(func.node, "name", "")).rsplit(".", 1)[-1].lower()
+            if "assert" in fname and isinstance(node, ast.Call) and node.args:
+                # kernel_assert(cond, msg): a fact, not code to inline.
+                self.learn(node.args[0], frame, True)
+                return Const(None)
+            if fname in _LOGGING_NAMES or "logger" in (func.qualname or "").lower():
+                return Const(None)
+            return self.call_function(func, args, kwargs, node)
+        if isinstance(func, ClassV):
+            if "logger" in func.node.name.lower():
+                return self.unknown("logger object")
+            return self.instantiate(func, args, kwargs, node)
+        if isinstance(func, _TensorMethod):
+            return self.tensor_method(func, args, kwargs, node, frame)
+        if isinstance(func, _ListMethod):
+            return func.call(args, self)
+        if isinstance(func, _DictMethod):
+            return func.call(args, self)
+        if isinstance(func, (Unknown, ParamTensor)):
+            # Unknown callee: arguments that are tensors may be read/written.
+            return self.unknown("call of an unknown function", label=self.text(node.func))
+        return self.unknown("call of a non-function", label=self.text(node.func))
+
+    def call_function(self, func: FuncV, args, kwargs, node: ast.AST) -> Value:
+        key = _memo_key(func, args, kwargs)
+        memo = func.module.project.pure_memo
+        if key is not None and key in memo:
+            return memo[key]
+        if self.depth >= MAX_INLINE_DEPTH:
+            self.stats.inline_failures += 1
+            return self.unknown("helper call too deep to inline")
+        fnode = func.node
+        if isinstance(fnode, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            self._is_recursive(fnode) for _ in (0,)
+        ):
+            self.stats.inline_failures += 1
+            return self.unknown("recursive helper")
+        self.depth += 1
+        self._active.append(id(fnode))
+        if self.graph is not None and isinstance(fnode, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            name = func.qualname or fnode.name
+            if name not in self.graph.helpers:
+                self.graph.helpers.append(name)
+        self.chain.append((str(self._current_module.path), node))
+        try:
+            result = self.run_function(func, args, kwargs)
+            if key is not None and isinstance(result, Const) and _is_pure(func.node):
+                memo[key] = result
+            return result
+        finally:
+            self.chain.pop()
+            self._active.pop()
+            self.depth -= 1
+
+    @property
+    def _active(self) -> list[int]:
+        if not hasattr(self, "_active_list"):
+            self._active_list: list[int] = []
+        return self._active_list
+
+    def _is_recursive(self, fnode) -> bool:
+        return id(fnode) in self._active
+
+    def instantiate(self, cls: ClassV, args, kwargs, node) -> Value:
+        obj = ObjectV(cls, {}, label=cls.node.name)
+        init = _class_attr(cls, "__init__")
+        if isinstance(init, FuncV):
+            self.call_function(FuncV(init.node, init.module, bound_self=obj, qualname=f"{cls.node.name}.__init__"), args, kwargs, node)
+            return obj
+        # Dataclass-style: fields from annotations, in order.
+        fields = [
+            item.target.id for item in cls.node.body
+            if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
+        ]
+        for i, name in enumerate(fields):
+            if i < len(args):
+                obj.attrs[name] = args[i]
+            elif name in kwargs:
+                obj.attrs[name] = kwargs[name]
+            elif name in cls.attrs and cls.attrs[name] is not _FIELD:
+                obj.attrs[name] = cls.attrs[name]
+            else:
+                obj.attrs[name] = self.unknown(f"field {name}")
+        post = _class_attr(cls, "__post_init__")
+        if isinstance(post, FuncV):
+            self.call_function(FuncV(post.node, post.module, bound_self=obj), [], {}, node)
+        return obj
+
+    # ----------------------------------------------------------- library calls
+    def library_call(self, qual: Qual, args, kwargs, node, frame) -> Value:
+        name = qual.name
+        short = name.rsplit(".", 1)[-1]
+        if name.startswith("builtins."):
+            return self.builtin(short, args, kwargs, node, frame)
+        if name in ("math.ceil", "math.floor", "numpy.ceil", "numpy.floor", "np.ceil", "np.floor"):
+            if args:
+                v = args[0]
+                if isinstance(v, Const) and isinstance(v.value, (int, float)):
+                    return Const(math.ceil(v.value) if short == "ceil" else math.floor(v.value))
+                if isinstance(v, _FloatRange):
+                    lo = math.ceil(v.lo) if short == "ceil" else math.floor(v.lo)
+                    hi = v.hi if v.hi == INF else (math.ceil(v.hi) if short == "ceil" else math.floor(v.hi))
+                    return make_int(lo, hi)
+                b = int_bounds(v)
+                if b is not None:
+                    return make_int(*b)
+            return self.unknown(f"{name} of unknown")
+        if name in ("math.prod", "numpy.prod", "np.prod") and args:
+            seq = args[0]
+            if isinstance(seq, TupleV):
+                out: Value = Const(1)
+                for x in seq.items:
+                    out = int_binop(ast.Mult, out, x)
+                return out
+            return self.unknown("product of unknown")
+        if name in ("math.log2", "math.sqrt", "math.exp", "math.log") and args and isinstance(args[0], Const):
+            try:
+                return Const(getattr(math, short)(args[0].value))
+            except (TypeError, ValueError, OverflowError):
+                return self.unknown(name)
+        if name in ("functools.partial",) and args and isinstance(args[0], FuncV):
+            f = args[0]
+            return FuncV(f.node, f.module, f.closure, f.bound_self, f.qualname, tuple(args[1:]), tuple(kwargs.items()))
+        if name in ("functools.reduce",):
+            return self.unknown("reduce")
+        if name.startswith(("numpy.", "np.")) and short in ("identity", "eye", "zeros", "ones", "full", "empty", "arange", "array", "asarray"):
+            return self._numpy_array(short, args, kwargs)
+        if name in ("numpy.dtype", "np.dtype") and args:
+            if isinstance(args[0], Const) and isinstance(args[0].value, str):
+                return DType(args[0].value)
+            return args[0] if isinstance(args[0], DType) else self.unknown("dtype")
+        return self.unknown(f"call of {name}", label=self.text(node.func))
+
+    def _numpy_array(self, short: str, args, kwargs) -> Value:
+        """Shape of a host-side numpy constant (for nl.shared_constant)."""
+        dtype = kwargs.get("dtype", self.unknown("numpy dtype"))
+        if isinstance(dtype, Const) and isinstance(dtype.value, str):
+            dtype = DType(dtype.value)
+        if short in ("identity", "eye") and args:
+            n = args[0]
+            m = args[1] if short == "eye" and len(args) > 1 else n
+            return ArrayV((n, m), dtype)
+        if short in ("zeros", "ones", "full", "empty") and args:
+            shape, _ = self._shape_tuple(args[0])
+            if shape is not None:
+                return ArrayV(shape, dtype)
+        if short == "arange" and args:
+            return ArrayV((args[0] if len(args) == 1 else int_binop(ast.Sub, args[1], args[0]),), dtype)
+        return self.unknown(f"numpy.{short}")
+
+    def builtin(self, short: str, args, kwargs, node, frame) -> Value:
+        if short == "range":
+            if not args:
+                return self.unknown("range()")
+            if len(args) == 1:
+                return RangeV("range", Const(0), args[0], Const(1))
+            return RangeV("range", args[0], args[1], args[2] if len(args) > 2 else Const(1))
+        if short in ("min", "max"):
+            items = list(args)
+            if len(items) == 1 and isinstance(items[0], TupleV):
+                items = list(items[0].items)
+            if not items:
+                return self.unknown(short)
+            if all(isinstance(x, Const) and isinstance(x.value, (int, float)) for x in items):
+                return Const((min if short == "min" else max)(x.value for x in items))
+            bounds = [int_bounds(x) for x in items]
+            if all(b is not None for b in bounds):
+                if short == "min":
+                    lo, hi = min(b[0] for b in bounds), min(b[1] for b in bounds)
+                else:
+                    lo, hi = max(b[0] for b in bounds), max(b[1] for b in bounds)
+                if lo == hi and lo not in (INF, -INF):
+                    return Const(int(lo), label=self.text(node))
+                # min/max of independent quantities reach both ends of the range.
+                label = self.text(node)
+                return Int(sym=Sym(label, lo, hi, derived=True), label=label, reason=short)
+            # min(x, 128) with x unknown is still at most 128.
+            known = [b for b in bounds if b is not None]
+            if short == "min" and known:
+                return make_int(-INF, min(b[1] for b in known), label=self.text(node))
+            if short == "max" and known:
+                return make_int(max(b[0] for b in known), INF, label=self.text(node))
+            return self.unknown(short)
+        if short == "len":
+            if args and isinstance(args[0], TupleV):
+                if args[0].inexact:
+                    return Int(0, INF, reason="length of a list grown in a loop")
+                return Const(len(args[0].items))
+            if args and isinstance(args[0], ShapeV) and args[0].rank is not None:
+                return Const(args[0].rank)
+            if args and isinstance(args[0], DictV):
+                return Const(len(args[0].items))
+            if args and isinstance(args[0], _SeqV):
+                return args[0].length
+            return Int(0, INF, reason="len of unknown")
+        if short == "abs" and args:
+            b = int_bounds(args[0])
+            if isinstance(args[0], Const) and isinstance(args[0].value, (int, float)):
+                return Const(abs(args[0].value))
+            if b is not None:
+                lo, hi = b
+                if lo >= 0:
+                    return args[0]
+                return make_int(0 if hi >= 0 else -hi, max(-lo, hi))
+            return self.unknown("abs")
+        if short in ("int", "round"):
+            if args:
+                v = args[0]
+                if isinstance(v, Const) and isinstance(v.value, (int, float, bool)):
+                    try:
+                        return Const(int(v.value) if short == "int" else round(v.value))
+                    except (ValueError, OverflowError):
+                        return self.unknown(short)
+                if isinstance(v, _FloatRange):
+                    return make_int(math.floor(v.lo), v.hi if v.hi == INF else math.ceil(v.hi))
+                if int_bounds(v) is not None:
+                    return v
+            return self.unknown(short)
+        if short == "float" and args and isinstance(args[0], Const):
+            try:
+                return Const(float(args[0].value))
+            except (TypeError, ValueError):
+                return self.unknown("float")
+        if short in ("tuple", "list"):
+            if not args:
+                return TupleV((), is_list=short == "list")
+            v = args[0]
+            if isinstance(v, TupleV):
+                return TupleV(v.items, is_list=short == "list")
+            if isinstance(v, ShapeV) and v.rank is not None:
+                return TupleV(v.fix_rank(v.rank), is_list=short == "list")
+            if isinstance(v, RangeV):
+                n = const_int(_trip_count(v))
+                s, st = const_int(v.start), const_int(v.step)
+                if n is not None and s is not None and st is not None and n <= 4096:
+                    return TupleV(tuple(Const(s + i * st) for i in range(n)), is_list=short == "list")
+            if isinstance(v, ShapeV):
+                return v
+            return self.unknown(short)
+        if short == "enumerate" and args:
+            return _Enumerate(args[0])
+        if short == "zip":
+            return _Zip(tuple(args))
+        if short == "sum" and args and isinstance(args[0], TupleV):
+            out: Value = Const(0)
+            for x in args[0].items:
+                out = int_binop(ast.Add, out, x)
+            return out
+        if short == "isinstance":
+            return self.unknown("isinstance")
+        if short in ("print", "setattr", "hasattr", "getattr", "callable", "id", "type", "str", "repr", "sorted", "reversed", "all", "any", "bool", "dict", "set", "divmod", "iter", "next", "map", "filter", "super", "object", "vars", "frozenset", "format", "hash", "ord", "chr"):
+            if short == "getattr" and len(args) >= 2 and isinstance(args[1], Const) and isinstance(args[1].value, str):
+                return self.attribute(args[0], args[1].value, node, frame)
+            if short == "bool" and args:
+                t = truth(args[0])
+                return Const(t) if t is not None else self.unknown("bool")
+            if short == "reversed" and args and isinstance(args[0], (TupleV, RangeV)):
+                return args[0]
+            return self.unknown(f"builtin {short}")
+        return self.unknown(f"builtin {short}")
+
+    # ------------------------------------------------------------ NKI calls
+    def nki_call(self, qual: Qual, args, kwargs, node: ast.Call, frame: Frame) -> Value:
+        name = qual.name
+        module, _, short = name.rpartition(".")
+        info = api.classify(name)
+        if name in ("nki.jit", "nki.trace", "nki.baremetal", "nki.benchmark", "nki.profile", "nki.simulate", "nki.simulate_kernel"):
+            # nki.jit(f) inside device code: the function itself.
+            if args and isinstance(args[0], FuncV):
+                if name in ("nki.simulate_kernel",):
+                    return self.call_function(args[0], args[1:], kwargs, node)
+                return args[0]
+            return _Decorator(qual)
+        if module == "nki.language":
+            if short == "ds" and len(args) >= 2:
+                return DsV(args[0], args[1], label=self.text(node))
+            if short == "ds" and args:
+                return DsV(args[0], kwargs.get("size", self.unknown("ds size")), label=self.text(node))
+            if short == "arange":
+                return self._arange(args)
+            if short == "par_dim":
+                return ParDimV(args[0] if args else self.unknown("par_dim"), label=self.text(node))
+            if short in ("program_id",):
+                # One symbol per axis, so `pid * 128` is a known affine form
+                # (invariant in loops, comparable between uses).
+                axis = const_int(args[0]) if args else 0
+                key = f"program_id({axis if axis is not None else '?'})"
+                sym = self._program_syms.get(key)
+                if sym is None:
+                    hi = max(self.target.lnc_max - 1, 0) if not self.legacy else INF
+                    sym = self._program_syms[key] = Sym(key, 0, hi)
+                return Int(sym=sym, reason="program id", label=key)
+            if short in ("num_programs", "program_ndim"):
+                return Int(1, INF, reason=short, label=short)
+            if short in api.LOOPS:
+                return self._range(api.LOOPS[short], args, kwargs)
+            if short in ("fori_loop",):
+                return self._fori(args, kwargs, node, frame)
+            if short == "while_loop":
+                return self._while_loop(args, kwargs, node, frame)
+            if short == "no_reorder":
+                return Const(None)
+            if short == "tile_range":
+                return self._range("tile_range", args, kwargs)
+        if module in ("nki.compiler.sbuf", "nki.compiler.psum") or name in ("nki.compiler.sbuf", "nki.compiler.psum"):
+            return _Placement("psum" if "psum" in module or name.endswith("psum") else "sbuf", short,
+                              dict(kwargs), tuple(args), label=self.text(node))
+        if info is None:
+            return self.unknown(f"{name}")
+        if info.kind == "alloc":
+            return self.allocate(info, args, kwargs, node, frame)
+        if info.kind == "meta" or info.kind == "loop":
+            return self.unknown(f"{name} value")
+        return self.operation(info, args, kwargs, node, frame)
+
+    def _arange(self, args) -> Value:
+        if len(args) == 1:
+            return IndexV(args[0], (args[0],), Const(0))
+        if len(args) >= 2:
+            extent = int_binop(ast.Sub, args[1], args[0])
+            return IndexV(extent, (extent,), args[0])
+        return self.unknown("arange")
+
+    def _range(self, kind: str, args, kwargs) -> Value:
+        args = list(args)
+        if "start" in kwargs and not args:
+            args.append(kwargs["start"])
+        if "stop" in kwargs:
+            args.append(kwargs["stop"])
+        if not args:
+            return self.unknown(f"{kind}()")
+        if len(args) == 1:
+            return RangeV(kind, Const(0), args[0], Const(1))
+        step = args[2] if len(args) > 2 else kwargs.get("step", Const(1))
+        return RangeV(kind, args[0], args[1], step)
+
+    def _fori(self, args, kwargs, node, frame) -> Value:
+        # nl.fori_loop(lo, hi, body, init...) : body(i, *carry) run once.
+        if len(args) >= 3 and isinstance(args[2], FuncV):
+            rng = RangeV("fori_loop", args[0], args[1], Const(1))
+            trip = _trip_count(rng)
+            loop_id = None
+            if self.graph is not None:
+                loop_id = self.graph.add_node("l", "loop", self.site(node), tuple(self.loops), loop_kind="fori_loop",
+                                              trip_v=trip, iterator=None, function=frame.func,
+                                              parent=self.loops[-1] if self.loops else None)
+                self.loops.append(loop_id)
+            try:
+                start = int_bounds(args[0]) or (-INF, INF)
+                stop = int_bounds(args[1]) or (-INF, INF)
+                lo, hi = start[0], stop[1] - 1
+                if lo == hi and lo not in (INF, -INF):
+                    index: Value = Const(int(lo))
+                else:
+                    bounds_text = ", ".join(self.text(a) for a in node.args[:2]) if len(node.args) >= 2 else "..."
+                    sym = Sym(f"index of fori_loop({bounds_text})", lo, hi)
+                    index = Int(sym=sym, reason="loop index")
+                    if loop_id is not None:
+                        self.graph.attrs(loop_id)["index_sym"] = sym
+                return self.call_function(args[2], [index, *args[3:]], {}, node)
+            finally:
+                if loop_id is not None:
+                    self.loops.pop()
+        return self.unknown("fori_loop")
+
+    def _while_loop(self, args, kwargs, node, frame) -> Value:
+        """nl.while_loop(cond_register, body, ...): the body runs once, in a loop node."""
+        body = next((a for a in list(args) + list(kwargs.values()) if isinstance(a, FuncV)), None)
+        if body is None:
+            return self.unknown("while_loop")
+        loop_id = None
+        if self.graph is not None:
+            loop_id = self.graph.add_node("l", "loop", self.site(node), tuple(self.loops), loop_kind="while_loop",
+                                          trip_v=self.unknown("while_loop trip count"), iterator=None,
+                                          function=frame.func, parent=self.loops[-1] if self.loops else None)
+            self.loops.append(loop_id)
+        try:
+            params = getattr(body.node, "args", None)
+            n = len(params.args) if params is not None else 0
+            return self.call_function(body, [self.unknown("while_loop carried value") for _ in range(n)], {}, node)
+        finally:
+            if loop_id is not None:
+                self.loops.pop()

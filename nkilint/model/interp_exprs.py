@@ -1,0 +1,566 @@
+"""Expressions in the abstract interpreter."""
+
+from __future__ import annotations
+
+import ast
+import math
+from typing import Any
+
+from .bindings import Gen, Qual
+from .interp_helpers import (
+    _BINOP_NAMES,
+    _BUILTINS,
+    _FIELD,
+    _NOPE,
+    _OPAQUE_ATTRS,
+    _class_attr,
+    _contains,
+    _freeze,
+    _has_slice,
+    _index_arith,
+    _is_none,
+    _is_property,
+    _py_binop,
+)
+from .interp_state import (
+    BUFFERS,
+    Frame,
+    MAX_UNROLL,
+    NKI_DTYPES,
+    NUMPY_DTYPES,
+    ParamTensor,
+    ShapeV,
+    _DictMethod,
+    _FloatRange,
+    _ListMethod,
+    _SeqV,
+    _TensorMethod,
+    _TensorWithShapeObj,
+    _TypeSpec,
+)
+from .values import (
+    ApiRef,
+    BufferV,
+    ClassV,
+    Const,
+    DType,
+    DictV,
+    FuncV,
+    INF,
+    IndexV,
+    Int,
+    ModuleV,
+    ObjectV,
+    RangeV,
+    SliceV,
+    Sym,
+    TensorV,
+    TupleV,
+    Unknown,
+    Value,
+    compare,
+    const_int,
+    int_binop,
+    int_bounds,
+    join,
+    make_int,
+    truth,
+)
+
+
+class ExpressionsMixin:
+    """Expressions: names, attributes, subscripts, operators, comprehensions.
+
+    Part of :class:`~nkilint.model.interp.Interpreter`."""
+
+    def eval(self, node: ast.AST | None, frame: Frame) -> Value:
+        if node is None:
+            return Const(None)
+        # Hot path: the step budget inline, dispatch through a per-class table.
+        self.budget -= 1
+        if self.budget <= 0:
+            self._step()
+        method = _EVAL_DISPATCH.get(type(node))
+        if method is None:
+            method = _EVAL_DISPATCH[type(node)] = getattr(type(self), f"_ev_{type(node).__name__}", _ev_unsupported)
+        return method(self, node, frame)
+
+    def _ev_Constant(self, node: ast.Constant, frame: Frame) -> Value:
+        return Const(node.value, label=None)
+
+    def _ev_Name(self, node: ast.Name, frame: Frame) -> Value:
+        value = self.lookup(node.id, frame)
+        return value
+
+    def lookup(self, name: str, frame: Frame) -> Value:
+        f: Frame | None = frame
+        while f is not None:
+            if name in f.vars:
+                return f.vars[name]
+            f = f.parent
+        env = self.module_env(frame.module) if frame.func != "<module>" else frame.vars
+        if name in env:
+            return env[name]
+        qual = frame.module.bindings.names.get(name)
+        if qual is not None:
+            return self._api_value(qual)
+        if name in _BUILTINS:
+            return ApiRef(Qual(f"builtins.{name}", Gen.OTHER), label=name)
+        for star in frame.module.bindings.star_modules:
+            if star.is_nki:
+                from .apitable import api_for, legacy_api
+
+                table = legacy_api() if star.gen is Gen.LEGACY else api_for(self.version)
+                if name in table.member_names(star.name):
+                    return self._api_value(star.child(name))
+        return self.unknown(f"name '{name}' is not known statically", label=name)
+
+    def _api_value(self, qual: Qual) -> Value:
+        """Constants of the NKI API as concrete values (dtypes, buffers, tile sizes)."""
+        name = qual.name
+        if qual.is_nki:
+            module, _, short = name.rpartition(".")
+            if module == "nki.language":
+                if short in NKI_DTYPES:
+                    return DType(short, label=f"nl.{short}")
+                if short in BUFFERS:
+                    return BufferV(short, label=f"nl.{short}")
+            if module == "nki.language.tile_size":
+                value = self._tile_size(short)
+                if value is not None:
+                    return Const(value, label=f"nl.tile_size.{short}")
+        elif qual.gen is Gen.OTHER:
+            module, _, short = name.rpartition(".")
+            if module in ("numpy", "np", "ml_dtypes", "jax.numpy", "torch") and short in NUMPY_DTYPES | {"bfloat16"}:
+                return DType(short, label=name)
+            if name in ("math.pi", "numpy.pi"):
+                return Const(math.pi)
+        return ApiRef(qual, label=name)
+
+    def _tile_size(self, short: str) -> int | None:
+        t = self.target
+        return {
+            "pmax": t.partitions,
+            "psum_fmax": t.psum_bank_fp32,
+            "psum_bank_fmax": t.psum_bank_fp32,
+            "psum_bank_fmax_bytes": t.psum_bank_bytes,
+            "psum_num_banks": t.psum_banks,
+            "gemm_stationary_fmax": t.gemm_stationary_fmax,
+            "gemm_moving_fmax": 512,
+            "bn_stats_fmax": t.bn_stats_fmax,
+            "sbuf_fmax_bytes": t.sbuf_usable_bytes_per_partition,
+            "total_available_sbuf_size": t.sbuf_usable_bytes_per_partition,
+            "sbuf_fmax": t.sbuf_usable_bytes_per_partition // 4,
+            "sbuf_size_bytes": t.sbuf_usable_bytes_per_partition * t.partitions,
+        }.get(short)
+
+    def _ev_Attribute(self, node: ast.Attribute, frame: Frame) -> Value:
+        base = self.eval(node.value, frame)
+        return self.attribute(base, node.attr, node, frame)
+
+    def opaque(self, parent: Value, key: str, name: str) -> "ParamTensor":
+        """A stable unknown for ``parent.key`` (an attribute or constant index
+        of an unknown value): asserts on it narrow every later use."""
+        memo = _OPAQUE_ATTRS.setdefault(id(parent), (parent, {}))[1]
+        if key not in memo:
+            memo[key] = ParamTensor(sym=Sym(name), label=name, reason=f"{name} is not known statically", name=name,
+                                    node=None, buffer="unknown")
+        return memo[key]
+
+    def attribute(self, base: Value, attr: str, node: ast.AST, frame: Frame) -> Value:
+        if isinstance(base, ParamTensor):
+            if base.tensor is not None or attr in ("shape", "dtype", "buffer", "reshape", "ap", "view", "ndim", "T", "__getitem__"):
+                base = self.materialize(base, node)
+            else:
+                return self.opaque(base, attr, f"{base.name}.{attr}")
+        if isinstance(base, Unknown) and not attr.startswith("__"):
+            return self.opaque(base, attr, f"{base.label or 'value'}.{attr}")
+        if isinstance(base, ApiRef):
+            return self._api_value(base.qual.child(attr))
+        if isinstance(base, TensorV):
+            if attr == "shape":
+                if base.shape is None:
+                    if isinstance(base, _TensorWithShapeObj) and base.shape_obj is not None:
+                        return base.shape_obj
+                    return self.unknown("shape of unknown rank", label=f"{base.label}.shape")
+                return TupleV(base.shape, label=f"{base.label or 'tensor'}.shape")
+            if attr == "dtype":
+                return base.dtype
+            if attr == "buffer":
+                return BufferV(base.buffer) if base.buffer != "unknown" else self.unknown("buffer")
+            if attr == "ndim":
+                return Const(len(base.shape)) if base.shape is not None else self.unknown("rank")
+            if attr in ("reshape", "ap", "view", "bitcast", "reinterpret_cast", "indirect", "broadcast_to", "T", "with_dtype"):
+                return _TensorMethod(base, attr)
+            return self.unknown(f"tensor attribute {attr}")
+        if isinstance(base, ObjectV):
+            if attr in base.attrs:
+                value = base.attrs[attr]
+                if isinstance(value, Unknown) and value is not _FIELD:
+                    # Stable from now on, so asserts on obj.attr stick.
+                    value = base.attrs[attr] = self.opaque(base, attr, f"{base.label or 'obj'}.{attr}")
+                return value
+            cls_attr = _class_attr(base.cls, attr)
+            if isinstance(cls_attr, FuncV):
+                if _is_property(cls_attr.node):
+                    return self.call_function(FuncV(cls_attr.node, cls_attr.module, bound_self=base, qualname=cls_attr.qualname), [], {}, node)
+                return FuncV(cls_attr.node, cls_attr.module, bound_self=base, qualname=cls_attr.qualname)
+            if cls_attr is not None:
+                return cls_attr
+            return self.unknown(f"attribute {attr} of an object", label=self.text(node))
+        if isinstance(base, ClassV):
+            value = _class_attr(base, attr)
+            return value if value is not None else self.unknown(f"class attribute {attr}")
+        if isinstance(base, ModuleV):
+            env = self.module_env(base.module)
+            if attr in env:
+                return env[attr]
+            sub = base.module.project.find_module(base.module, 1, attr) if base.module.path.name == "__init__.py" else None
+            if sub is not None:
+                return ModuleV(sub, label=attr)
+            return self.unknown(f"{attr} not found in module", label=self.text(node))
+        if isinstance(base, ShapeV):
+            return self.unknown("shape attribute")
+        if isinstance(base, TupleV) and attr in ("p", "x") and base.items and all(isinstance(i, IndexV) for i in base.items):
+            # grid = nl.mgrid[0:128, 0:512]; grid.p / grid.x
+            return base.items[0] if attr == "p" else base.items[-1]
+        if isinstance(base, TupleV) and base.is_list and attr in ("append", "extend", "insert", "pop", "copy", "index"):
+            return _ListMethod(base, attr)
+        if isinstance(base, DictV) and attr in ("get", "items", "keys", "values"):
+            return _DictMethod(base, attr)
+        if isinstance(base, DType) and attr == "itemsize":
+            from .graph import DTYPE_BYTES
+
+            size = DTYPE_BYTES.get(base.name)
+            return Const(size) if size else self.unknown("dtype size")
+        if isinstance(base, RangeV) and attr in ("start", "stop"):
+            return base.start if attr == "start" else base.stop
+        return self.unknown(f"attribute {attr}", label=self.text(node))
+
+    def _ev_Subscript(self, node: ast.Subscript, frame: Frame) -> Value:
+        base = self.eval(node.value, frame)
+        index = self.eval(node.slice, frame)
+        if isinstance(base, ParamTensor):
+            if base.tensor is not None or _has_slice(index) or base.name in self._tensor_params or const_int(index) is None:
+                base = self.materialize(base, node)
+            else:
+                # p[0] on a parameter with no sign of being a tensor: a tuple
+                # or config entry as likely as a tensor row.
+                key = const_int(index)
+                if key is not None:
+                    return self.opaque(base, f"[{key}]", f"{base.name}[{key}]")
+                return self.unknown(f"subscript of parameter {base.name}")
+        return self.subscript(base, index, node, frame)
+
+    def subscript(self, base: Value, index: Value, node: ast.AST, frame: Frame) -> Value:
+        if isinstance(base, TensorV):
+            return self.view(base, index, node, frame)
+        if isinstance(base, TupleV) and base.inexact and base.items:
+            out = base.items[0]
+            for x in base.items[1:]:
+                out = join(out, x)
+            return out if not isinstance(index, SliceV) else TupleV(base.items, is_list=base.is_list, inexact=True)
+        if isinstance(base, TupleV):
+            i = const_int(index)
+            if i is not None:
+                if -len(base.items) <= i < len(base.items):
+                    return base.items[i]
+                return self.unknown("index out of range")
+            if base.items and not isinstance(index, SliceV) and all(isinstance(x, TensorV) for x in base.items):
+                out = base.items[0]
+                for x in base.items[1:]:
+                    out = self.merge(out, x, getattr(node, "value", None) and self.text(node.value) or "tiles")
+                return out
+            if isinstance(index, SliceV):
+                try:
+                    start = None if _is_none(index.start) else const_int(index.start)
+                    stop = None if _is_none(index.stop) else const_int(index.stop)
+                    step = None if _is_none(index.step) else const_int(index.step)
+                    if (start is None and not _is_none(index.start)) or (stop is None and not _is_none(index.stop)):
+                        raise ValueError
+                    return TupleV(base.items[start:stop:step], is_list=base.is_list)
+                except (ValueError, TypeError):
+                    return self.unknown("slice of a sequence")
+            if base.items:
+                out = base.items[0]
+                for x in base.items[1:]:
+                    out = join(out, x)
+                return out
+            return self.unknown("index into empty sequence")
+        if isinstance(base, ShapeV):
+            i = const_int(index)
+            if i is not None:
+                return base.dim(i)
+            if isinstance(index, SliceV):
+                return self.unknown("slice of a shape of unknown rank")
+            return self.unknown("dynamic shape index")
+        if isinstance(base, DictV):
+            if isinstance(index, Const):
+                try:
+                    if index.value in base.items:
+                        return base.items[index.value]
+                except TypeError:
+                    pass
+            return self.unknown("dict lookup")
+        if isinstance(base, ApiRef):
+            name = base.qual.name
+            if name in ("nki.language.mgrid",):
+                return self._mgrid(index)
+            if name.startswith("nki.typing"):
+                return _TypeSpec(index)
+            return self.unknown("subscript of an API object")
+        if isinstance(base, IndexV):
+            # nl.arange(n)[:, None], [None, :], [None, :, None], ...: the slice
+            # position is the axis the index varies along.
+            items = index.items if isinstance(index, TupleV) else (index,)
+            if len(items) >= 2 and sum(1 for x in items if isinstance(x, SliceV)) == 1 and all(
+                isinstance(x, SliceV) or (isinstance(x, Const) and x.value is None) for x in items
+            ):
+                shape = tuple(base.extent if isinstance(x, SliceV) else Const(1) for x in items)
+                return IndexV(base.extent, shape, base.offset, label=base.label)
+            return base
+        if isinstance(base, FuncV):
+            # kernel[grid](...) SPMD launch: same function.
+            return base
+        if isinstance(base, (Unknown, ParamTensor)) and isinstance(index, Const) and isinstance(index.value, (int, str)):
+            return self.opaque(base, f"[{index.value!r}]", f"{getattr(base, 'label', None) or 'value'}[{index.value!r}]")
+        return self.unknown("subscript of an unknown value", label=self.text(node))
+
+    def _mgrid(self, index: Value) -> Value:
+        items = index.items if isinstance(index, TupleV) else (index,)
+        out = []
+        n = len(items)
+        for axis, item in enumerate(items):
+            if isinstance(item, SliceV):
+                extent = int_binop(ast.Sub, item.stop, item.start if not _is_none(item.start) else Const(0))
+                shape = tuple(extent if a == axis else Const(1) for a in range(n))
+                out.append(IndexV(extent, shape, item.start if not _is_none(item.start) else Const(0)))
+            else:
+                out.append(self.unknown("mgrid index"))
+        return TupleV(tuple(out))
+
+    def _ev_Slice(self, node: ast.Slice, frame: Frame) -> Value:
+        return SliceV(
+            self.eval(node.lower, frame) if node.lower else Const(None),
+            self.eval(node.upper, frame) if node.upper else Const(None),
+            self.eval(node.step, frame) if node.step else Const(None),
+            label=self.text(node),
+        )
+
+    def _ev_Tuple(self, node: ast.Tuple, frame: Frame) -> Value:
+        return TupleV(self._elements(node.elts, frame), label=self.text(node))
+
+    def _ev_List(self, node: ast.List, frame: Frame) -> Value:
+        return TupleV(self._elements(node.elts, frame), label=self.text(node), is_list=True)
+
+    def _ev_Set(self, node: ast.Set, frame: Frame) -> Value:
+        return TupleV(self._elements(node.elts, frame))
+
+    def _elements(self, elts: list[ast.expr], frame: Frame) -> tuple[Value, ...]:
+        out: list[Value] = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                v = self.eval(e.value, frame)
+                if isinstance(v, TupleV):
+                    out.extend(v.items)
+                elif isinstance(v, ShapeV) and v.rank is not None:
+                    out.extend(v.fix_rank(v.rank))
+                else:
+                    return (self.unknown("starred element"),) if not out else tuple(out) + (self.unknown("starred element"),)
+            else:
+                out.append(self.eval(e, frame))
+        return tuple(out)
+
+    def _ev_Dict(self, node: ast.Dict, frame: Frame) -> Value:
+        items: dict[Any, Value] = {}
+        for k, v in zip(node.keys, node.values):
+            if k is None:
+                other = self.eval(v, frame)
+                if isinstance(other, DictV):
+                    items.update(other.items)
+                continue
+            key = self.eval(k, frame)
+            if isinstance(key, Const):
+                try:
+                    items[key.value] = self.eval(v, frame)
+                except TypeError:
+                    pass
+        return DictV(items)
+
+    def _ev_JoinedStr(self, node, frame) -> Value:
+        return self.unknown("f-string")
+
+    def _ev_Lambda(self, node: ast.Lambda, frame: Frame) -> Value:
+        return FuncV(node, frame.module, closure=dict(frame.vars), qualname="<lambda>")
+
+    def _ev_NamedExpr(self, node: ast.NamedExpr, frame: Frame) -> Value:
+        value = self.eval(node.value, frame)
+        self.assign(node.target, value, frame, node)
+        return value
+
+    def _ev_IfExp(self, node: ast.IfExp, frame: Frame) -> Value:
+        test = truth(self.eval(node.test, frame))
+        if test is True:
+            return self.eval(node.body, frame)
+        if test is False:
+            return self.eval(node.orelse, frame)
+        results = []
+        if self.graph is not None:
+            self.graph.conditional_depth += 1
+        try:
+            for branch, polarity in ((node.body, True), (node.orelse, False)):
+                mark = len(self.trail)
+                saved = dict(frame.vars)
+                self.learn(node.test, frame, polarity)
+                results.append(_freeze(self.eval(branch, frame)))
+                frame.vars = saved
+                self._undo(mark)
+        finally:
+            if self.graph is not None:
+                self.graph.conditional_depth -= 1
+        return self.merge(results[0], results[1], self.text(node))
+
+    def _ev_BoolOp(self, node: ast.BoolOp, frame: Frame) -> Value:
+        values = [self.eval(v, frame) for v in node.values]
+        truths = [truth(v) for v in values]
+        if isinstance(node.op, ast.And):
+            for v, t in zip(values, truths):
+                if t is False:
+                    return v
+                if t is None:
+                    return self.unknown("boolean expression")
+            return values[-1]
+        for v, t in zip(values, truths):
+            if t is True:
+                return v
+            if t is None:
+                return self.unknown("boolean expression")
+        return values[-1]
+
+    def _ev_UnaryOp(self, node: ast.UnaryOp, frame: Frame) -> Value:
+        v = self.eval(node.operand, frame)
+        if isinstance(node.op, ast.Not):
+            t = truth(v)
+            return Const(not t) if t is not None else self.unknown("not of unknown")
+        if isinstance(node.op, ast.USub):
+            if isinstance(v, Const) and isinstance(v.value, (int, float)):
+                return Const(-v.value)
+            b = int_bounds(v)
+            if b is not None:
+                return make_int(-b[1], -b[0])
+            if isinstance(v, TensorV):
+                return self._elementwise("nki.language.negative", [v], node, frame)
+        if isinstance(node.op, ast.UAdd):
+            return v
+        if isinstance(node.op, ast.Invert) and isinstance(v, Const) and isinstance(v.value, int):
+            return Const(~v.value)
+        return self.unknown("unary operator")
+
+    def _ev_Compare(self, node: ast.Compare, frame: Frame) -> Value:
+        left = self.eval(node.left, frame)
+        result: bool | None = True
+        for op, comp in zip(node.ops, node.comparators):
+            right = self.eval(comp, frame)
+            if isinstance(op, (ast.In, ast.NotIn)):
+                r = _contains(right, left)
+                r = None if r is None else (r if isinstance(op, ast.In) else not r)
+            else:
+                r = compare(type(op), left, right)
+            if r is False:
+                return Const(False)
+            if r is None:
+                result = None
+            left = right
+        # An undecided comparison is still 0 or 1 in arithmetic (n + (r > 0)).
+        return Const(True) if result else Int(0, 1, label=self.text(node), reason="comparison")
+
+    def _ev_BinOp(self, node: ast.BinOp, frame: Frame) -> Value:
+        left = self.eval(node.left, frame)
+        right = self.eval(node.right, frame)
+        return self.binop(node.op, left, right, node, frame)
+
+    def binop(self, op: ast.operator, left: Value, right: Value, node: ast.AST, frame: Frame) -> Value:
+        # A parameter next to a tensor is a tensor; next to a number, a number.
+        if isinstance(left, ParamTensor) and (isinstance(right, TensorV) or left.tensor is not None):
+            left = self.materialize(left, node)
+        if isinstance(right, ParamTensor) and (isinstance(left, TensorV) or right.tensor is not None):
+            right = self.materialize(right, node)
+        if isinstance(left, TensorV) or isinstance(right, TensorV):
+            name = _BINOP_NAMES.get(type(op), "add")
+            return self._elementwise(f"nki.language.{name}", [left, right], node, frame)
+        if isinstance(left, IndexV) or isinstance(right, IndexV):
+            return _index_arith(op, left, right)
+        if isinstance(left, Const) and isinstance(right, Const):
+            out = _py_binop(op, left.value, right.value)
+            if out is not _NOPE:
+                return Const(out)
+        if isinstance(left, TupleV) and isinstance(right, TupleV) and isinstance(op, ast.Add):
+            return TupleV(left.items + right.items, is_list=left.is_list)
+        if isinstance(left, TupleV) and isinstance(op, ast.Mult):
+            n = const_int(right)
+            if n is not None and 0 <= n * len(left.items) <= 4096:
+                return TupleV(left.items * n, is_list=left.is_list)
+        if isinstance(op, ast.Div):
+            lb, rb = int_bounds(left), int_bounds(right)
+            if lb is not None and rb is not None and rb[0] > 0 and lb[0] >= 0:
+                return _FloatRange(lb[0] / rb[1] if rb[1] != INF else 0.0, lb[1] / rb[0] if lb[1] != INF else INF)
+            return self.unknown("division")
+        return int_binop(type(op), left, right, label=self.text(node))
+
+    def _ev_ListComp(self, node: ast.ListComp, frame: Frame) -> Value:
+        return self._comprehension(node, frame, is_list=True)
+
+    def _ev_GeneratorExp(self, node, frame) -> Value:
+        return self._comprehension(node, frame, is_list=True)
+
+    def _ev_SetComp(self, node, frame) -> Value:
+        return self._comprehension(node, frame, is_list=False)
+
+    def _ev_DictComp(self, node, frame) -> Value:
+        return self.unknown("dict comprehension")
+
+    def _comprehension(self, node, frame: Frame, is_list: bool) -> Value:
+        if len(node.generators) != 1 or node.generators[0].ifs:
+            return self.unknown("complex comprehension")
+        gen = node.generators[0]
+        iterable = self.eval(gen.iter, frame)
+        if isinstance(iterable, TupleV) and len(iterable.items) <= MAX_UNROLL and self.graph is None:
+            inner = Frame(dict(frame.vars), frame.module, frame.func, frame.parent)
+            out = []
+            for item in iterable.items:
+                self.assign(gen.target, item, inner, node)
+                out.append(self.eval(node.elt, inner))
+            return TupleV(tuple(out), is_list=is_list)
+        kind, trip, element = self._iteration(iterable, gen.iter, frame)
+        loop_id = None
+        if self.graph is not None:
+            loop_id = self.graph.add_node(
+                "l", "loop", self.site(node), tuple(self.loops), loop_kind="comprehension", trip_v=trip,
+                iterator=self.text(gen.target), function=frame.func, parent=self.loops[-1] if self.loops else None,
+            )
+            self.loops.append(loop_id)
+        inner = Frame(dict(frame.vars), frame.module, frame.func, frame.parent)
+        try:
+            self.assign(gen.target, element, inner, node)
+            elt = self.eval(node.elt, inner)
+        finally:
+            if loop_id is not None:
+                self.loops.pop()
+        n = const_int(trip)
+        if n is not None and 0 <= n <= 256:
+            return TupleV((elt,) * n, is_list=is_list)
+        return _SeqV(elt, trip)
+
+    def _ev_Starred(self, node, frame) -> Value:
+        return self.eval(node.value, frame)
+
+    def _ev_Await(self, node, frame) -> Value:
+        return self.eval(node.value, frame)
+
+
+def _ev_unsupported(self: ExpressionsMixin, node: ast.AST, frame: Frame) -> Value:
+    return self.unknown(f"{type(node).__name__} expression", label=self.text(node))
+
+
+# Method of the interpreter for each expression node type (filled on first use).
+_EVAL_DISPATCH: dict[type, object] = {}
