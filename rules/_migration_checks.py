@@ -18,7 +18,7 @@ from functools import lru_cache
 from nkilint.findings import Edit, Fix, Level, Span
 from nkilint.model.bindings import Gen, Qual
 from nkilint.model.values import Const, Int
-from nkilint.versions import KNOWN_VERSIONS, V0_1, V0_2, V0_3, V0_4, V0_5, V0_6, NkiVersion
+from nkilint.versions import KNOWN_VERSIONS, V0_1, V0_2, V0_3, V0_4, V0_6, NkiVersion
 
 from . import _migration_api as api
 from ._migration_scan import (

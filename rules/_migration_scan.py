@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from nkilint.context import RuleContext
-from nkilint.findings import Edit, Fix, Level, Span
+from nkilint.findings import Fix, Level, Span
 from nkilint.model.bindings import Bindings, Gen, ImportRecord, Qual, collect_bindings
 from nkilint.model.kernels import ROOT_DECORATORS, module_aliases, resolve_decorator
 from nkilint.versions import V0_1, V0_2, V0_3, V0_4, V0_5, V0_6, NkiVersion
@@ -260,8 +260,8 @@ def _index(s: Scan) -> None:
         if isinstance(node, scoped):
             body = node.body if isinstance(node.body, list) else [node.body]
             body_ids = {id(b) for b in body}
-        for field in node._fields:
-            value = getattr(node, field, None)
+        for name in node._fields:
+            value = getattr(node, name, None)
             if isinstance(value, list):
                 for child in value:
                     if isinstance(child, AST):

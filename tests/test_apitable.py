@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from nkilint.model.apitable import all_changes, api_for, api_ranges, changes_for, legacy_api
-from nkilint.versions import V0_1, V0_2, V0_3, V0_4, V0_6
+from nkilint.versions import V0_2, V0_3, V0_4, V0_6
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "nki-api" / "nki-api.json"
