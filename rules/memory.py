@@ -227,7 +227,6 @@ per block; on trn3 keep matmul destinations within 4096 fp32 / 8192 bf16.
     )
 
     def check(self, ctx: RuleContext) -> None:
-        target = ctx.target
         reporter = Reporter(ctx)
         for kernel in ctx.model.kernels:
             g = kernel.graph
