@@ -154,6 +154,10 @@ class Checker:
                 continue
             self._run_rule(rule, ctx, result)
         self._finish(result, source)
+        # The tree stays (other files may import this one); the whole-file
+        # node list and parent map the rules shared are rebuilt if needed.
+        source.__dict__.pop("nodes", None)
+        source.__dict__.pop("parents", None)
         return result
 
     def _broken(self, display: str, err: SourceError, source: SourceFile | None) -> FileResult:

@@ -12,7 +12,6 @@ from .interp_helpers import (
     _BUILTINS,
     _FIELD,
     _NOPE,
-    _OPAQUE_ATTRS,
     _class_attr,
     _contains,
     _freeze,
@@ -161,7 +160,9 @@ class ExpressionsMixin:
     def opaque(self, parent: Value, key: str, name: str) -> "ParamTensor":
         """A stable unknown for ``parent.key`` (an attribute or constant index
         of an unknown value): asserts on it narrow every later use."""
-        memo = _OPAQUE_ATTRS.setdefault(id(parent), (parent, {}))[1]
+        # Per interpreter (one kernel): the entry keeps the parent alive, so
+        # its id cannot be reused while the kernel is analysed.
+        memo = self.opaque_attrs.setdefault(id(parent), (parent, {}))[1]
         if key not in memo:
             memo[key] = ParamTensor(sym=Sym(name), label=name, reason=f"{name} is not known statically", name=name,
                                     node=None, buffer="unknown")

@@ -104,10 +104,6 @@ _ATTRS_CACHE = NodeCache()
 _EVIDENCE_CACHE = NodeCache()
 
 
-# Stable unknowns for attributes of unknown values, keyed by the parent's id
-# (the parent object is kept alive in the entry so the id cannot be reused).
-_OPAQUE_ATTRS: dict[int, tuple[Value, dict[str, Value]]] = {}
-
 
 def _memo_key(func: FuncV, args, kwargs) -> tuple | None:
     if func.bound_self is not None or func.closure or func.partial_args or func.partial_kwargs:
