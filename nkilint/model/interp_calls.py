@@ -27,6 +27,8 @@ from .interp_state import (
 )
 from .values import (
     ApiRef,
+    BufferV,
+    TensorV,
     ClassV,
     Const,
     DType,
@@ -336,8 +338,9 @@ class CallsMixin:
             for x in args[0].items:
                 out = int_binop(ast.Add, out, x)
             return out
-        if short == "isinstance":
-            return self.unknown("isinstance")
+        if short == "isinstance" and len(args) == 2:
+            decided = _isinstance(args[0], args[1])
+            return Const(decided) if decided is not None else Int(0, 1, reason="isinstance")
         if short in ("print", "setattr", "hasattr", "getattr", "callable", "id", "type", "str", "repr", "sorted", "reversed", "all", "any", "bool", "dict", "set", "divmod", "iter", "next", "map", "filter", "super", "object", "vars", "frozenset", "format", "hash", "ord", "chr"):
             if short == "getattr" and len(args) >= 2 and isinstance(args[1], Const) and isinstance(args[1].value, str):
                 return self.attribute(args[0], args[1].value, node, frame)
@@ -471,3 +474,63 @@ class CallsMixin:
         finally:
             if loop_id is not None:
                 self.loops.pop()
+
+
+_PY_TYPES = {
+    "int": (int,), "float": (float, int), "bool": (bool,), "str": (str,), "tuple": (), "list": (), "dict": (),
+    "NoneType": (type(None),),
+}
+
+
+def _isinstance(value: Value, cls: Value) -> bool | None:
+    """isinstance() when the answer is certain, else None.
+
+    Project classes are decided for project objects (and are never numbers,
+    tuples or tensors); builtin types for constants and sequences; NKI tensor
+    types for tensors. Parameters and other unknowns stay undecided.
+    """
+    if isinstance(cls, TupleV):
+        answers = [_isinstance(value, c) for c in cls.items]
+        if any(a is True for a in answers):
+            return True
+        return False if all(a is False for a in answers) else None
+    if isinstance(value, (ParamTensor, Unknown)):
+        return None
+    if isinstance(cls, ClassV):
+        if isinstance(value, ObjectV):
+            return value.cls is not None and _subclass(value.cls, cls)
+        if isinstance(value, (Const, Int, TupleV, DictV, TensorV, DType, BufferV)):
+            return False
+        return None
+    if isinstance(cls, ApiRef):
+        name = cls.qual.name
+        short = name.rsplit(".", 1)[-1]
+        if name.startswith("builtins."):
+            if short in ("tuple", "list"):
+                if isinstance(value, TupleV):
+                    return value.is_list == (short == "list")
+                return False if isinstance(value, (Const, Int, ObjectV, TensorV, DictV)) else None
+            if short == "dict":
+                return isinstance(value, DictV) if isinstance(value, (Const, Int, ObjectV, TensorV, TupleV, DictV)) else None
+            if short in _PY_TYPES:
+                if isinstance(value, Const):
+                    return isinstance(value.value, _PY_TYPES[short])
+                if isinstance(value, Int):
+                    return short in ("int", "float")
+                if isinstance(value, (ObjectV, TensorV, TupleV, DictV)):
+                    return False
+            return None
+        if cls.qual.is_nki and short in ("ndarray", "NkiTensor", "tensor", "tile"):
+            if isinstance(value, TensorV):
+                return True
+            if isinstance(value, (Const, Int, TupleV, DictV, ObjectV)):
+                return False
+    return None
+
+
+def _subclass(cls: ClassV, parent: ClassV, depth: int = 0) -> bool:
+    if cls is parent or cls.node is parent.node:
+        return True
+    if depth > 8:
+        return False
+    return any(isinstance(b, ClassV) and _subclass(b, parent, depth + 1) for b in cls.bases)
