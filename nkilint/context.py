@@ -13,6 +13,7 @@ from .versions import NkiVersion
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model.project import Project
+    from .model.bindings import Bindings
     from .model.semantic import FileModel
     from .rule import Rule
 
@@ -52,6 +53,7 @@ class RuleContext:
         self._rule: type[Rule] | None = None
         self._model: "FileModel | None" = None
         self._model_error: Exception | None = None
+        self._bindings: "Bindings | None" = None
 
     # -- model -------------------------------------------------------------
     @property
@@ -76,6 +78,19 @@ class RuleContext:
                 self._model_error = exc
                 raise ModelCrash(exc) from exc
         return self._model
+
+    @property
+    def bindings(self) -> "Bindings":
+        """Import bindings of this file, without interpreting its kernels
+        (the model's own bindings once the model exists)."""
+        if self._model is not None:
+            return self._model.bindings
+        if self._bindings is None:
+            from .model.semantic import default_project, module_for
+
+            assert self.source is not None
+            self._bindings = module_for(self.source, self.project or default_project(self.source)).bindings
+        return self._bindings
 
     # -- reporting -----------------------------------------------------------
     def begin_rule(self, rule: type["Rule"]) -> None:

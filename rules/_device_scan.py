@@ -162,14 +162,12 @@ def _subtree_ids(nodes: list[ast.AST]) -> set[int]:
 
 def _scan(ctx: RuleContext) -> FileScan:
     model = ctx.model
-    tree = ctx.tree
     bindings = model.bindings
     result = FileScan()
-    result.all_nodes = ctx.source.nodes if ctx.source is not None and ctx.source.tree is tree else list(ast.walk(tree))
+    # The node list and parent map are the file's, shared with other rules.
+    result.all_nodes = ctx.source.nodes
+    result.parents = ctx.source.parents
     result.bound = bound_names(result.all_nodes) | set(bindings.names)
-    for node in result.all_nodes:
-        for child in ast.iter_child_nodes(node):
-            result.parents[id(child)] = node
     device: list[ast.FunctionDef] = []
     for node in result.all_nodes:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and model.is_device_function(node):

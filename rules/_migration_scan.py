@@ -22,7 +22,7 @@ from functools import lru_cache
 
 from nkilint.context import RuleContext
 from nkilint.findings import Fix, Level, Span
-from nkilint.model.bindings import Bindings, Gen, ImportRecord, Qual, collect_bindings
+from nkilint.model.bindings import Bindings, Gen, ImportRecord, Qual
 from nkilint.model.kernels import ROOT_DECORATORS, module_aliases, resolve_decorator
 from nkilint.versions import V0_1, V0_2, V0_3, V0_4, V0_5, V0_6, NkiVersion
 
@@ -229,11 +229,7 @@ def scan(ctx: RuleContext) -> Scan:
         return s
     s = Scan(ctx, Bindings(), ctx.nki_version)
     _index(s)
-    # Bindings from the import statements only (collect_bindings walks the
-    # tree it is given; the index already found every import).
-    imports = [n for n in s.nodes if isinstance(n, (ast.Import, ast.ImportFrom))]
-    bindings = collect_bindings(ast.Module(body=imports, type_ignores=[]))
-    s.bindings = bindings
+    bindings = s.bindings = ctx.bindings
     if bindings.dialect.value != "none" or bindings.star_modules:
         from . import _migration_checks as checks
 

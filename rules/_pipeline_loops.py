@@ -1,8 +1,8 @@
 """Loop facts for the pipeline rules (NKI3xx): which values change from one
 iteration of a loop to the next, and whether an op runs in every iteration.
 
-The kernel graph records loops, but not which abstract integer is a loop's
-index. Two facts of the interpreter make it recoverable without guessing:
+The model records each loop's index symbol on the loop node
+(``index_sym``). Invariance comes from creation order:
 
 * symbols (``Sym``) are numbered in creation order, and graph node ids are
   numbered in creation order too; a symbol that appears in a node created
@@ -10,10 +10,6 @@ index. Two facts of the interpreter make it recoverable without guessing:
   existed before ``L``'s body ran, so it cannot change between ``L``'s
   iterations. The largest such symbol number is ``L``'s *watermark*: every
   symbol at or below it is loop-invariant for ``L``.
-* the interpreter names a loop's index symbol ``index of <iterable text>``;
-  the first such symbol above the watermark that appears inside ``L`` is
-  ``L``'s index (unless a nested or enclosing loop iterates over the same
-  text, where it is ambiguous and left unknown).
 
 An integer with no symbol at all (a widened loop-carried variable, ``i % 2``)
 is *unknown*: rules never treat it as invariant.
@@ -170,7 +166,7 @@ class GraphFacts:
             for sym in self._created[node_id]:
                 if sym.ident > running:
                     running = sym.ident
-        self._find_index_syms(order)
+        self._find_index_syms()
 
     @staticmethod
     def _creation_syms(data: dict) -> set:
@@ -186,29 +182,10 @@ class GraphFacts:
             return syms_of(data.get("shape_v"), syms_of(data.get("address")))
         return set()
 
-    def _find_index_syms(self, order: list[tuple[str, dict]]) -> None:
-        explicit = {lid: self.graph.attrs(lid).get("index_sym") for lid in self.loops}
-        by_text: dict[str, list[str]] = {}
-        for lid, loop in self.loops.items():
-            if loop.iter_text:
-                by_text.setdefault(loop.iter_text, []).append(lid)
-        candidates: dict[str, dict[int, Sym]] = {lid: {} for lid in self.loops}
-        wanted = {f"index of {text}": lids for text, lids in by_text.items()}
-        for node_id, data in order:
-            if data.get("kind") == "loop":
-                continue
-            syms = [s for s in self._created[node_id] if s.name in wanted]
-            if not syms:
-                continue
-            for lid in data.get("loops", ()):
-                loop = self.loops.get(lid)
-                if loop is None or not loop.iter_text:
-                    continue
-                for s in syms:
-                    if s.name == f"index of {loop.iter_text}" and s.ident > loop.watermark:
-                        candidates[lid][s.ident] = s
-        # Outer loops first: an enclosing loop's index is fixed while an inner
-        # loop runs, so it raises the inner loop's watermark.
+    def _find_index_syms(self) -> None:
+        """Each loop's index symbol, as the model records it on the loop node,
+        and the watermarks: an enclosing loop's index is fixed while an inner
+        loop runs, so it raises the inner loop's watermark (outer loops first)."""
         for lid, loop in sorted(self.loops.items(), key=lambda item: len(item[1].ancestors)):
             for anc in loop.ancestors:
                 outer = self.loops.get(anc)
@@ -216,17 +193,9 @@ class GraphFacts:
                     loop.watermark = max(loop.watermark, outer.watermark)
                     if outer.sym is not None:
                         loop.watermark = max(loop.watermark, outer.sym.ident)
-            if isinstance(explicit.get(lid), Sym):
-                loop.sym = explicit[lid]
-                continue
-            found = {i: s for i, s in candidates[lid].items() if i > loop.watermark}
-            if not loop.iter_text or not found:
-                continue
-            same = [other for other in by_text.get(loop.iter_text, []) if other != lid]
-            related = [o for o in same if o in loop.ancestors or lid in self.loops[o].ancestors]
-            if related:
-                continue  # nested loops over the same iterable: ambiguous
-            loop.sym = found[min(found)]
+            sym = self.graph.attrs(lid).get("index_sym")
+            if isinstance(sym, Sym):
+                loop.sym = sym
 
     # -- queries -------------------------------------------------------------
     def loop(self, loop_id: str) -> LoopFacts:

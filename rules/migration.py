@@ -332,8 +332,8 @@ migration rules report.
         # The rule is about kernels: both namespaces used in device code is an
         # error; host code patching one namespace from the other (NXDI model
         # files do) is only a warning.
-        used_legacy = any(q.gen is Gen.LEGACY and in_body and _in_device_code(ctx, node) for node, q, in_body in uses)
-        used_current = any(q.gen is Gen.CURRENT and in_body and _in_device_code(ctx, node) for node, q, in_body in uses)
+        used_legacy = any(q.gen is Gen.LEGACY and in_body and s.in_device(node) for node, q, in_body in uses)
+        used_current = any(q.gen is Gen.CURRENT and in_body and s.in_device(node) for node, q, in_body in uses)
         level = Level.ERROR if used_legacy and used_current else Level.WARNING
         wrong, other = (legacy, current) if ctx.nki_version >= V0_2 else (current, legacy)
         first, other_first = wrong[0], other[0]
@@ -1821,14 +1821,3 @@ PSUM input, a `dst` of the same rank as `src`, a value of `dst`'s dtype.
             nki_version="0.2",
         ),
     )
-
-
-def _in_device_code(ctx: RuleContext, node: ast.AST) -> bool:
-    """Whether a node sits in a kernel or a function reached from one."""
-    parents = ctx.source.parents if ctx.source is not None else {}
-    current = parents.get(id(node))
-    while current is not None:
-        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            return ctx.model.is_device_function(current)
-        current = parents.get(id(current))
-    return False

@@ -463,7 +463,7 @@ partition size as the first dimension.
         model = ctx.model
         current_calls = []
         # Cheap pre-filter: most files never mention par_dim.
-        nodes = ast.walk(ctx.tree) if ctx.source is not None and "par_dim" in ctx.source.text else ()
+        nodes = ctx.source.nodes if ctx.source is not None and "par_dim" in ctx.source.text else ()
         for node in nodes:
             if isinstance(node, ast.Call):
                 qual = model.bindings.resolve(node.func)

@@ -543,6 +543,8 @@ class ExpressionsMixin:
         inner = Frame(dict(frame.vars), frame.module, frame.func, frame.parent)
         try:
             self.assign(gen.target, element, inner, node)
+            if loop_id is not None and isinstance(element, Int) and element.sym is not None:
+                self.graph.attrs(loop_id)["index_sym"] = element.sym
             elt = self.eval(node.elt, inner)
         finally:
             if loop_id is not None:

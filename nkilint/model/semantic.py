@@ -151,7 +151,14 @@ def partition_status(data: dict) -> tuple[str, str]:
     return "unknown", getattr(size, "reason", "") or "not an integer"
 
 
-def _module_for(source: SourceFile, project: Project) -> ModuleInfo:
+def default_project(source: SourceFile) -> Project:
+    """A project rooted at the file's directory (no checker gave one)."""
+    return Project(Path(source.path).parent if Path(source.path).is_absolute() else Path.cwd())
+
+
+def module_for(source: SourceFile, project: Project) -> ModuleInfo:
+    """The project module of a source being checked (parsed once, bindings
+    collected, nothing interpreted yet)."""
     path = Path(source.path)
     if not path.is_absolute():
         path = Path.cwd() / path
@@ -167,10 +174,8 @@ def _module_for(source: SourceFile, project: Project) -> ModuleInfo:
 
 
 def analyze_file(source: SourceFile, project: Project | None, target: Target, version: NkiVersion) -> FileModel:
-    if project is None:
-        root = Path(source.path).parent if Path(source.path).is_absolute() else Path.cwd()
-        project = Project(root)
-    module = _module_for(source, project)
+    project = project or default_project(source)
+    module = module_for(source, project)
     bindings = module.bindings
     dialect = bindings.dialect
     model = FileModel(source, module, bindings, dialect, version, target)
