@@ -164,17 +164,14 @@ class Checker:
         """A file that cannot be decoded or parsed: one finding, or a notification."""
         result = FileResult(display)
         ctx = RuleContext(source, self.settings, self.target, self.settings.nki_version, None, err, display)
-        ran = False
         for rule in self.rules:
             if rule.runs_on_broken_files and not rule.emitted_by_engine:
-                ran = True
                 self._run_rule(rule, ctx, result)
         if not any(f.rule_id in (SYNTAX_ERROR, UNREADABLE_FILE) for f in result.findings):
             # The rule that would report it is disabled: still say so.
             result.notifications.append(
                 Notification(Level.ERROR, f"{display}: not analysed: {err.message}", display)
             )
-        del ran
         self._finish(result, source)
         return result
 

@@ -69,10 +69,8 @@ def kernel_role(model, kernel) -> str:
     ``mode="trace"``); ``probable``: device code analysed on its own."""
     if kernel.kind != "root":
         return "probable"
-    name = kernel.node.name
-    for other in model.kernels:
-        if other is not kernel and any(h == name or h.endswith("." + name) for h in other.graph.helpers):
-            return "sub"
+    if kernel.subkernel:
+        return "sub"
     deco = kernel.decorator
     if isinstance(deco, ast.Call):
         for kw in deco.keywords:

@@ -108,6 +108,7 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin):
         self.param_buffer = "hbm"
         self._tensor_params: set[str] = set()
         self._program_syms: dict[str, Sym] = {}
+        self.active_functions: list[int] = []  # functions being inlined (recursion guard)
         # Stable unknowns for attributes of unknown values (see opaque()).
         self.opaque_attrs: dict[int, tuple[Value, dict[str, Value]]] = {}
         # Narrowings of symbols, undone when a branch ends (facts are scoped).

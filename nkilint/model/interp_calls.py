@@ -122,13 +122,11 @@ class CallsMixin:
             self.stats.inline_failures += 1
             return self.unknown("helper call too deep to inline")
         fnode = func.node
-        if isinstance(fnode, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-            self._is_recursive(fnode) for _ in (0,)
-        ):
+        if isinstance(fnode, (ast.FunctionDef, ast.AsyncFunctionDef)) and id(fnode) in self.active_functions:
             self.stats.inline_failures += 1
             return self.unknown("recursive helper")
         self.depth += 1
-        self._active.append(id(fnode))
+        self.active_functions.append(id(fnode))
         if self.graph is not None and isinstance(fnode, (ast.FunctionDef, ast.AsyncFunctionDef)):
             name = func.qualname or fnode.name
             if name not in self.graph.helpers:
@@ -141,17 +139,9 @@ class CallsMixin:
             return result
         finally:
             self.chain.pop()
-            self._active.pop()
+            self.active_functions.pop()
             self.depth -= 1
 
-    @property
-    def _active(self) -> list[int]:
-        if not hasattr(self, "_active_list"):
-            self._active_list: list[int] = []
-        return self._active_list
-
-    def _is_recursive(self, fnode) -> bool:
-        return id(fnode) in self._active
 
     def instantiate(self, cls: ClassV, args, kwargs, node) -> Value:
         obj = ObjectV(cls, {}, label=cls.node.name)

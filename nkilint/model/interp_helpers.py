@@ -5,7 +5,7 @@ folding, and the tables they use."""
 from __future__ import annotations
 
 import ast
-from typing import Any, Iterator
+from typing import Any
 
 from .interp_state import BUFFERS, Frame, ParamTensor, _Placement
 from .values import (
@@ -497,9 +497,3 @@ def _is_property(node: ast.AST) -> bool:
         or (isinstance(d, ast.Attribute) and d.attr in ("property", "cached_property"))
         for d in getattr(node, "decorator_list", [])
     )
-
-
-def iter_functions(tree: ast.Module) -> Iterator[ast.FunctionDef]:
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield node

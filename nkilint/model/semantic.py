@@ -36,6 +36,9 @@ class Kernel:
     decorator: ast.AST | None = None
     class_name: str | None = None
     error: str | None = None  # interpretation stopped early (budget, internal)
+    # A root that another root of the file reaches (a sub-kernel): its tensor
+    # parameters may be on-chip tiles, so they were given an unknown buffer.
+    subkernel: bool = False
 
 
 @dataclass
@@ -184,33 +187,29 @@ def analyze_file(source: SourceFile, project: Project | None, target: Target, ve
     visited: set[int] = set()
     roots = [c for c in candidates if c.kind == "root"]
     probable = [c for c in candidates if c.kind == "probable"]
-    subkernels = _called_by_other_roots(roots)
+    reached_by: dict[int, set[int]] = {}  # root -> functions its analysis inlined
     for cand in roots + probable:
         if cand.kind == "probable" and id(cand.node) in visited:
             continue
-        top_level = cand.kind == "root" and id(cand.node) not in subkernels
-        kernel = _interpret(cand, module, target, version, legacy, model.stats, top_level)
-        if cand.kind == "root" and not top_level:
-            kernel.how += " (also called from another kernel)"
+        before = set(model.stats.functions_visited)
+        kernel = _interpret(cand, module, target, version, legacy, model.stats)
+        reached_by[id(cand.node)] = model.stats.functions_visited - before
         model.kernels.append(kernel)
         visited |= model.stats.functions_visited
+    # Roots reached from another root (directly or through helpers) are
+    # sub-kernels: analyse them again with parameters of unknown memory.
+    for index, kernel in enumerate(model.kernels):
+        if kernel.kind != "root":
+            continue
+        if any(id(kernel.node) in inlined for owner, inlined in reached_by.items() if owner != id(kernel.node)):
+            cand = KernelCandidate(kernel.node, "root", kernel.how, kernel.decorator, kernel.class_name)
+            again = _interpret(cand, module, target, version, legacy, model.stats, top_level=False)
+            again.subkernel = True
+            again.how += " (also called from another kernel)"
+            model.kernels[index] = again
     model.device_function_ids = visited | {id(c.node) for c in candidates}
     model.kernels.sort(key=lambda k: k.node.lineno)
     return model
-
-
-def _called_by_other_roots(roots: list[KernelCandidate]) -> set[int]:
-    """Roots that another root of the file calls (sub-kernels): their tensor
-    parameters may be on-chip tiles, not HBM inputs."""
-    names = {c.node.name: c.node for c in roots}
-    out: set[int] = set()
-    for cand in roots:
-        for node in ast.walk(cand.node):
-            if isinstance(node, ast.Call):
-                callee = node.func.value if isinstance(node.func, ast.Subscript) else node.func
-                if isinstance(callee, ast.Name) and callee.id in names and names[callee.id] is not cand.node:
-                    out.add(id(names[callee.id]))
-    return out
 
 
 def _interpret(cand: KernelCandidate, module: ModuleInfo, target: Target, version: NkiVersion, legacy: bool,

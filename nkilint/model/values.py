@@ -13,7 +13,7 @@ import ast
 import itertools
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 INF = math.inf
 
@@ -353,14 +353,6 @@ def int_bounds(v: Value) -> tuple[float, float] | None:
     return None
 
 
-def upper_bound(v: Value) -> float | None:
-    b = int_bounds(v)
-    return None if b is None else b[1]
-
-
-def lower_bound(v: Value) -> float | None:
-    b = int_bounds(v)
-    return None if b is None else b[0]
 
 
 def make_int(lo: float, hi: float, label: str | None = None, reason: str = "") -> Value:
@@ -574,20 +566,6 @@ def compare(op: type, a: Value, b: Value) -> bool | None:
     return None
 
 
-def ceil_div(a: Value, b: Value) -> Value:
-    return int_binop(ast.FloorDiv, int_binop(ast.Sub, int_binop(ast.Add, a, b), Const(1)), b)
-
-
-def py_const(v: Value) -> Any:
-    """A plain Python value for a fully known abstract value, else raise KeyError."""
-    if isinstance(v, Const):
-        return v.value
-    if isinstance(v, Int) and v.exact is not None:
-        return v.exact
-    if isinstance(v, TupleV):
-        items = tuple(py_const(x) for x in v.items)
-        return list(items) if v.is_list else items
-    raise KeyError("not constant")
 
 
 def describe(v: Value) -> str:
@@ -609,5 +587,3 @@ def describe(v: Value) -> str:
         return repr(v.value)
     return v.label or "an unknown value"
 
-
-Callback = Callable[..., Value]
