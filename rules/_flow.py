@@ -153,10 +153,12 @@ def is_subtract(data: dict) -> bool:
     return any(f == "subtract" for f in func_params(data).values())
 
 
-def producers(graph: KernelGraph, node_id: str, depth: int = 6) -> set[str]:
-    """Ops that (transitively, up to depth steps) produced the data of node_id."""
+def _ops_through_tensors(graph: KernelGraph, frontier: list[str], depth: int, ops_of, next_tensors,
+                         exclude: str | None = None) -> set[str]:
+    """Walk tensor -> op -> tensor up to ``depth`` steps: ``ops_of(graph,
+    base)`` gives the ops reached from a tensor, ``next_tensors(graph, op)``
+    the tensors those ops lead to. Each base tensor is expanded once."""
     out: set[str] = set()
-    frontier = [node_id]
     seen_tensors: set[str] = set()
     for _ in range(depth):
         nxt: list[str] = []
@@ -165,38 +167,28 @@ def producers(graph: KernelGraph, node_id: str, depth: int = 6) -> set[str]:
             if b in seen_tensors:
                 continue
             seen_tensors.add(b)
-            for op in writers(graph, b):
-                if op in out:
+            for op in ops_of(graph, b):
+                if op in out or op == exclude:
                     continue
                 out.add(op)
-                nxt.extend(src for _, src in reads(graph, op))
+                nxt.extend(next_tensors(graph, op))
         frontier = nxt
         if not frontier:
             break
     return out
+
+
+def producers(graph: KernelGraph, node_id: str, depth: int = 6) -> set[str]:
+    """Ops that (transitively, up to depth steps) produced the data of node_id."""
+    return _ops_through_tensors(graph, [node_id], depth, writers, lambda g, op: [src for _, src in reads(g, op)])
 
 
 def consumers(graph: KernelGraph, op: str, depth: int = 4) -> set[str]:
     """Ops that (transitively, up to depth steps) use what op wrote."""
-    out: set[str] = set()
-    frontier = [dst for _, dst in writes(graph, op)]
-    seen_tensors: set[str] = set()
-    for _ in range(depth):
-        nxt: list[str] = []
-        for nid in frontier:
-            b = base(graph, nid)
-            if b in seen_tensors:
-                continue
-            seen_tensors.add(b)
-            for reader in readers(graph, b):
-                if reader in out or reader == op:
-                    continue
-                out.add(reader)
-                nxt.extend(dst for _, dst in writes(graph, reader))
-        frontier = nxt
-        if not frontier:
-            break
-    return out
+    def written(g: KernelGraph, o: str) -> list[str]:
+        return [dst for _, dst in writes(g, o)]
+
+    return _ops_through_tensors(graph, written(graph, op), depth, readers, written, exclude=op)
 
 
 def loop_trip_upper(graph: KernelGraph, loop: str) -> float | None:

@@ -15,10 +15,9 @@ from typing import Iterator
 
 from nkilint.model import query as q
 from nkilint.model.api_semantics import classify
-from nkilint.model.graph import DTYPE_BYTES, KernelGraph
-from nkilint.model.values import INF, ApiRef, Const, DType, Int, Value, const_int, describe, int_binop, int_bounds
+from nkilint.model.graph import DTYPE_BYTES, HBM, KernelGraph
+from nkilint.model.values import ApiRef, Const, DType, Value, const_int, describe, int_binop
 
-HBM = ("hbm", "shared_hbm", "private_hbm")
 MATMULS = ("nki.isa.nc_matmul", "nki.isa.nc_matmul_mx", "nki.language.matmul")
 TRANSPOSES = ("nki.isa.nc_transpose", "nki.language.transpose")
 # nki.language calls that reshape or describe rather than compute.
@@ -199,25 +198,6 @@ def node_bytes(graph: KernelGraph, node_id: str) -> tuple[Value | None, Value | 
     return int_binop(ast.Mult, Const(size), elems), elems, dtype
 
 
-def attainable_upper(v: Value | None) -> float | None:
-    """A finite upper bound that some value the code allows reaches: exact
-    values, or an integer tied to one named quantity. Interval products of
-    several unknowns over-approximate, so they give None."""
-    if v is None:
-        return None
-    c = const_int(v)
-    if c is not None:
-        return float(c)
-    if not isinstance(v, Int):
-        return None
-    hi = v.bounds[1]
-    if hi == INF:
-        return None
-    if v.terms is not None:
-        return hi if len(v.terms) == 1 else None
-    return hi if v.sym is not None else None
-
-
 def attainable_bytes(graph: KernelGraph, node_id: str) -> float | None:
     """An attainable upper bound of a tile's bytes per partition: every free
     dim exact but one, which is tied to a named quantity. (With several
@@ -233,7 +213,7 @@ def attainable_bytes(graph: KernelGraph, node_id: str) -> float | None:
     total = float(size)
     unknown = 0
     for d in shape[axis + 1:]:
-        hi = attainable_upper(d)
+        hi = q.attainable_upper(d)
         if hi is None:
             return None
         if const_int(d) is None:
@@ -242,11 +222,6 @@ def attainable_bytes(graph: KernelGraph, node_id: str) -> float | None:
                 return None
         total *= hi
     return total
-
-
-def lower(v: Value | None) -> float | None:
-    b = int_bounds(v) if v is not None else None
-    return None if b is None else b[0]
 
 
 def fmt_count(v: Value | None) -> str:
@@ -301,7 +276,7 @@ def loop_line(graph: KernelGraph, loop_id: str | None) -> int | None:
 
 __all__ = [
     "HBM", "MATMULS", "TRANSPOSES", "Operand", "operands", "op_short", "is_compute", "is_gpsimd", "dtype_of",
-    "free_elements", "node_bytes", "attainable_upper", "attainable_bytes", "lower", "fmt_count", "written_dst",
+    "free_elements", "node_bytes", "attainable_bytes", "fmt_count", "written_dst",
     "param", "engine_arg", "is_true", "loop_line",
 ]
 

@@ -168,17 +168,22 @@ def low_precision_accumulators(ctx: RuleContext) -> Iterator[Spot]:
                 if loop is None:
                     continue
                 seen.add(target)
-                trip = graph.attrs(loop).get("trip_v")
-                bounds = fl.int_bounds(trip) if trip is not None else None
-                # Error grows with the number of roundings: a warning only when the loop
-                # runs at least LONG_ACCUMULATION times for every value the code allows.
-                level = Level.WARNING if bounds is not None and bounds[0] >= LONG_ACCUMULATION else Level.NOTE
+                level = _accumulation_level(graph, loop)
                 yield Spot(data.get("site"), (
                     f"{_name(graph, target)} ({dtype}) accumulates across {_loop_text(graph, loop)} with "
                     f"{fl.short(data.get('api'))}: every iteration rounds the running sum to {dtype} "
                     f"({_mantissa(dtype)} significant bits), while the GPU original kept the accumulator in fp32 "
                     f"registers; accumulate in an nl.float32 tile (or in fp32 PSUM) and cast once at the end"
                 ), level, kernel.name)
+
+
+def _accumulation_level(graph: KernelGraph, loop: str) -> Level:
+    """Rounding error grows with the number of roundings: a warning only when
+    the loop runs at least LONG_ACCUMULATION times for every value the code
+    allows, else a note."""
+    trip = graph.attrs(loop).get("trip_v")
+    bounds = fl.int_bounds(trip) if trip is not None else None
+    return Level.WARNING if bounds is not None and bounds[0] >= LONG_ACCUMULATION else Level.NOTE
 
 
 _COPIES = {"tensor_copy", "copy", "activation", "tensor_scalar"}
@@ -205,9 +210,7 @@ def _cast_down_partial(graph: KernelGraph, op: str, data: dict, target: str, rea
                     and any(_is_matmul(graph.attrs(x)) for x in fl.writers(graph, m))]
             if not psum:
                 continue
-            trip = graph.attrs(loop).get("trip_v")
-            bounds = fl.int_bounds(trip) if trip is not None else None
-            level = Level.WARNING if bounds is not None and bounds[0] >= LONG_ACCUMULATION else Level.NOTE
+            level = _accumulation_level(graph, loop)
             return Spot(data.get("site"), (
                 f"matmul partials are cast down to {part_dtype} ({_name(graph, n)}, evicted from PSUM tile "
                 f"{_name(graph, psum[0])} at line {getattr(wdata.get('site'), 'line', '?')}) inside "

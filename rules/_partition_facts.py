@@ -14,42 +14,13 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from nkilint.model import query as q
-from nkilint.model.graph import KernelGraph
+from nkilint.model.graph import ON_CHIP, KernelGraph
 from nkilint.model.values import (
-    INF, ApiRef, Const, DsV, DType, IndexV, Int, SliceV, TupleV, Value, const_int, int_binop, int_bounds, linear,
+    ApiRef, Const, DsV, DType, IndexV, SliceV, TupleV, Value, const_int, int_binop, int_bounds, linear,
 )
-
-ON_CHIP = q.ON_CHIP
 
 
 # ---------------------------------------------------------------- bounds
-def attainable_upper(v: Value | None) -> float | None:
-    """The finite upper bound of ``v`` when some value the code allows
-    reaches it, else None.
-
-    Interval arithmetic over-approximates expressions that use a quantity
-    twice (``x + x % 2`` with ``x <= 128`` is at most 128, not 129). The
-    bound is trusted only when it is a single symbol's bound: an exact
-    value, a named quantity (a dimension narrowed by an assert, a loop
-    index, a value joined from branches) or an affine form of one symbol
-    (``i * 64 + 32``). Compound arithmetic gives no warning."""
-    if v is None:
-        return None
-    c = const_int(v)
-    if c is not None:
-        return float(c)
-    if not isinstance(v, Int):
-        return None
-    lo, hi = v.bounds
-    if hi == INF:
-        return None
-    if v.terms is not None:
-        return hi if len(v.terms) == 1 else None
-    if v.sym is not None:
-        return hi
-    return None
-
-
 def over_always(v: Value | None, limit: float) -> bool:
     """Every value the code allows exceeds ``limit`` (sound: interval lower bounds)."""
     lo = q.lower(v)
@@ -58,7 +29,7 @@ def over_always(v: Value | None, limit: float) -> bool:
 
 def over_maybe(v: Value | None, limit: float) -> float | None:
     """A reachable value above ``limit`` (the attainable upper bound), if any."""
-    hi = attainable_upper(v)
+    hi = q.attainable_upper(v)
     return hi if hi is not None and hi > limit else None
 
 

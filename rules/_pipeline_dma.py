@@ -16,11 +16,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from nkilint.model.graph import DTYPE_BYTES, KernelGraph
+from nkilint.model.graph import DTYPE_BYTES, HBM, ON_CHIP, KernelGraph
 from nkilint.model.values import Const, DsV, DType, Int, SliceV, TensorV, Value, const_int, int_binop, int_bounds
-
-ON_CHIP = ("sbuf", "psum")
-HBM = ("hbm", "shared_hbm", "private_hbm")
 
 DMA_ENGINES = 16
 PARTITIONS_PER_ENGINE = 8

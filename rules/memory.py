@@ -263,7 +263,7 @@ per block; on trn3 keep matmul destinations within 4096 fp32 / 8192 bf16.
         bytes_v, elems, dtype = f.node_bytes(g, dst.node_id)
         if bytes_v is None:
             return False
-        lo = f.lower(bytes_v)
+        lo = q.lower(bytes_v)
         shape = f"{f.fmt_count(elems)} x {dtype}"
         if dst.base.get("name"):
             subject = f"PSUM tile {dst.name}" + (f" written by {f.op_short(op_data)}" if op else "")
@@ -297,7 +297,7 @@ per block; on trn3 keep matmul destinations within 4096 fp32 / 8192 bf16.
         elems = f.free_elements(data.get("shape_v"), axis)
         if size is None or elems is None:
             return
-        lo = f.lower(elems)
+        lo = q.lower(elems)
         if lo is None or lo * size <= bank:
             return
         nbytes = int(lo * size)
@@ -337,7 +337,7 @@ per block; on trn3 keep matmul destinations within 4096 fp32 / 8192 bf16.
             dst = f.written_dst(g, op_id)
             b = f.node_bytes(g, dst.node_id)[0] if dst is not None else None
             hi = f.attainable_bytes(g, dst.node_id) if dst is not None else None
-            if b is not None and (f.lower(b) or 0) <= limit and (hi is None or hi <= limit):
+            if b is not None and (q.lower(b) or 0) <= limit and (hi is None or hi <= limit):
                 return True
         return False
 
@@ -354,7 +354,7 @@ per block; on trn3 keep matmul destinations within 4096 fp32 / 8192 bf16.
                 if o.base_id != node_id:
                     continue
                 b, _, _ = f.node_bytes(g, o.node_id)
-                lo = f.lower(b)
+                lo = q.lower(b)
                 if lo is None or lo <= bank:
                     continue
                 api = str(data.get("api") or "")
@@ -1084,7 +1084,7 @@ it, or let the compiler allocate it (drop `address=`).
                 site = t.data.get("site")
                 where = f"{t.buffer.upper()} tensor {t.name} placed at {p.text}"
                 psize = q.partition_size(t.data)
-                pc = None if psize is None else f.lower(psize)
+                pc = None if psize is None else q.lower(psize)
                 if pc is not None and p.p0 + pc > target.partitions:
                     reporter.at_site(site, f"{where} spans partitions {p.p0} to {p.p0 + int(pc) - 1}; there are "
                                      f"{target.partitions}", kernel=kernel.name,
@@ -1216,7 +1216,7 @@ is written.
                     continue
                 p = mm.placement(t, target)
                 psize = q.partition_size(t.data)
-                pc = None if psize is None else f.lower(psize)
+                pc = None if psize is None else q.lower(psize)
                 if p is None or pc is None:
                     continue
                 for u, pu, pcu in placed:

@@ -11,7 +11,7 @@ partition dimension.
 Every rule errs only when the violation holds for every value the code
 allows; a size that depends on an input is at most a warning, and only when
 some allowed value really reaches the bound (see
-``_partition_facts.attainable_upper``).
+``query.attainable_upper``).
 """
 
 from __future__ import annotations

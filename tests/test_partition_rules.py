@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from fixture_markers import lint_file
-from nkilint.model.values import Const, Int, Sym, int_binop
+from nkilint.model.values import Const, Int, Sym, attainable_upper, int_binop
 from nkilint_rules import _partition_facts as pf
 
 
@@ -26,14 +26,14 @@ def lines(findings):
 # ------------------------------------------------------------------ helpers
 def test_attainable_upper_trusts_one_symbol_only():
     x = Int(sym=Sym("x", 1, 128))
-    assert pf.attainable_upper(x) == 128
-    assert pf.attainable_upper(int_binop(ast.Mult, x, Const(2))) == 256  # affine in one symbol
+    assert attainable_upper(x) == 128
+    assert attainable_upper(int_binop(ast.Mult, x, Const(2))) == 256  # affine in one symbol
     # x + x % 2: interval arithmetic says 129, the true maximum is 128.
     padded = int_binop(ast.Add, x, int_binop(ast.Mod, x, Const(2)))
     assert padded.bounds[1] == 129
-    assert pf.attainable_upper(padded) is None
+    assert attainable_upper(padded) is None
     assert pf.over_maybe(padded, 128) is None
-    assert pf.attainable_upper(Const(7)) == 7
+    assert attainable_upper(Const(7)) == 7
 
 
 def test_provably_different_uses_affine_forms():

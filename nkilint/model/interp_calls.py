@@ -8,7 +8,7 @@ import math
 
 from . import api_semantics as api
 from .bindings import Qual
-from .interp_helpers import _FIELD, _LOGGING_NAMES, _class_attr, _is_pure, _memo_key, _trip_count
+from .interp_helpers import _FIELD, _LOGGING_NAMES, _class_attr, _is_pure, _memo_key, _spread, _trip_count
 from .interp_state import (
     ArrayV,
     Frame,
@@ -64,13 +64,8 @@ class CallsMixin:
         args: list[Value] = []
         for a in node.args:
             if isinstance(a, ast.Starred):
-                v = self.eval(a.value, frame)
-                if isinstance(v, TupleV):
-                    args.extend(v.items)
-                elif isinstance(v, ShapeV) and v.rank is not None:
-                    args.extend(v.fix_rank(v.rank))
-                else:
-                    args.append(self.unknown("*args"))
+                items = _spread(self.eval(a.value, frame))
+                args.extend(items if items is not None else (self.unknown("*args"),))
             else:
                 args.append(self.eval(a, frame))
         kwargs: dict[str, Value] = {}

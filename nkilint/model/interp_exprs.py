@@ -20,6 +20,7 @@ from .interp_helpers import (
     _is_none,
     _is_property,
     _py_binop,
+    _spread,
 )
 from .interp_state import (
     BUFFERS,
@@ -361,13 +362,10 @@ class ExpressionsMixin:
         out: list[Value] = []
         for e in elts:
             if isinstance(e, ast.Starred):
-                v = self.eval(e.value, frame)
-                if isinstance(v, TupleV):
-                    out.extend(v.items)
-                elif isinstance(v, ShapeV) and v.rank is not None:
-                    out.extend(v.fix_rank(v.rank))
-                else:
-                    return (self.unknown("starred element"),) if not out else tuple(out) + (self.unknown("starred element"),)
+                items = _spread(self.eval(e.value, frame))
+                if items is None:
+                    return tuple(out) + (self.unknown("starred element"),)
+                out.extend(items)
             else:
                 out.append(self.eval(e, frame))
         return tuple(out)

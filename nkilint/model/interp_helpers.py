@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from .interp_state import BUFFERS, Frame, ParamTensor, _Placement
+from .interp_state import BUFFERS, Frame, ParamTensor, ShapeV, _Placement
 from .values import (
     ApiRef,
     BufferV,
@@ -60,6 +60,16 @@ _PURITY: dict[tuple, bool] = {}
 
 
 # Caches keyed by node id; each entry keeps its node alive so ids stay unique.
+def _spread(v: Value) -> tuple[Value, ...] | None:
+    """The items ``*v`` unpacks to, when the model knows them (a tuple, or
+    a shape of known rank), else None."""
+    if isinstance(v, TupleV):
+        return v.items
+    if isinstance(v, ShapeV) and v.rank is not None:
+        return tuple(v.fix_rank(v.rank))
+    return None
+
+
 def _node_text(node: ast.AST) -> str:
     if isinstance(node, ast.Name):
         return node.id

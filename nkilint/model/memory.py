@@ -48,27 +48,16 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from ..targets import Target
-from .graph import DTYPE_BYTES, KernelGraph, Site, dim_json
-from .values import Const, DType, TupleV, Unknown, Value, const_int, describe, int_binop, int_bounds
+from .graph import DTYPE_BYTES, ON_CHIP, KernelGraph, Site, dim_json
+from .values import Const, DType, TupleV, Unknown, Value, const_int, describe, int_binop, lower, upper
 
 INF = math.inf
-ON_CHIP = ("sbuf", "psum")
 
 
 def position(node_id: str) -> int:
     """A node's place in program order (ids are numbered in creation order)."""
     digits = "".join(ch for ch in node_id if ch.isdigit())
     return int(digits) if digits else 0
-
-
-def _lower(v: Value | None) -> float | None:
-    b = int_bounds(v) if v is not None else None
-    return None if b is None else b[0]
-
-
-def _upper(v: Value | None) -> float | None:
-    b = int_bounds(v) if v is not None else None
-    return None if b is None else b[1]
 
 
 def _prod(values: Iterable[Value]) -> Value:
@@ -113,14 +102,14 @@ class TensorMem:
 
     @property
     def tile_lo(self) -> int:
-        lo = _lower(self.tile_bytes_v)
+        lo = lower(self.tile_bytes_v)
         if lo is not None and lo != -INF and lo > 0:
             return int(lo)
         return self.min_elements  # at least one byte per element
 
     @property
     def tile_hi(self) -> float:
-        hi = _upper(self.tile_bytes_v)
+        hi = upper(self.tile_bytes_v)
         return INF if hi is None else hi
 
     @property
@@ -205,7 +194,7 @@ class KernelMemory:
         for loop_id in u.loops:
             if loop_id in t.loops:
                 continue
-            lo = _lower(self.graph.attrs(loop_id).get("trip_v"))
+            lo = lower(self.graph.attrs(loop_id).get("trip_v"))
             if lo is None or lo < 1:
                 return False
         return True
@@ -399,7 +388,7 @@ def _min_elements(shape: tuple[Value, ...] | None, axis: int) -> int:
     for i, d in enumerate(shape):
         if i <= axis:
             continue  # block dims and the partition dim
-        lo = _lower(d)
+        lo = lower(d)
         if lo is None or lo < 1 or lo == INF:
             return 0
         total *= int(lo)
@@ -442,7 +431,7 @@ def _container_copies(graph: KernelGraph, t: TensorMem, escaped: tuple[str, ...]
     receiver: str | None = None
     for loop_id in reversed(escaped):
         ldata = graph.attrs(loop_id)
-        trip_lo = _lower(ldata.get("trip_v"))
+        trip_lo = lower(ldata.get("trip_v"))
         if trip_lo is None or trip_lo < 1 or trip_lo == INF:
             break
         lsite: Site | None = ldata.get("site")

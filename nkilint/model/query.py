@@ -12,12 +12,11 @@ import ast
 from dataclasses import dataclass
 from typing import Iterator
 
-from .graph import DTYPE_BYTES, KernelGraph, Site
+from .graph import DTYPE_BYTES, HBM, ON_CHIP, KernelGraph, Site
 from .semantic import FileModel, Kernel, partition_size
-from .values import Const, DType, Int, TensorV, Unknown, Value, const_int, describe, int_bounds
-
-ON_CHIP = ("sbuf", "psum")
-HBM = ("hbm", "shared_hbm", "private_hbm")
+from .values import (
+    Const, DType, Int, TensorV, Unknown, Value, attainable_upper, const_int, describe, lower, upper,
+)
 
 
 @dataclass(frozen=True)
@@ -123,16 +122,6 @@ def tensor_name(data: dict) -> str:
     return "tensor"
 
 
-def upper(v: Value | None) -> float | None:
-    b = int_bounds(v) if v is not None else None
-    return None if b is None else b[1]
-
-
-def lower(v: Value | None) -> float | None:
-    b = int_bounds(v) if v is not None else None
-    return None if b is None else b[0]
-
-
 def loop_multiplicity(graph: KernelGraph, loops: tuple[str, ...]) -> Value:
     """Product of the trip counts of the given loops."""
     from .values import int_binop
@@ -148,6 +137,6 @@ def loop_multiplicity(graph: KernelGraph, loops: tuple[str, ...]) -> Value:
 
 __all__ = [
     "NodeRef", "tensors", "ops", "operands", "param_value", "tensor_buffer", "shape_of", "dtype_name", "dtype_bytes",
-    "fmt_dim", "fmt_shape", "tensor_name", "upper", "lower", "loop_multiplicity", "partition_size", "ON_CHIP", "HBM",
+    "fmt_dim", "fmt_shape", "tensor_name", "upper", "lower", "attainable_upper", "loop_multiplicity", "partition_size", "ON_CHIP", "HBM",
     "Int", "TensorV",
 ]

@@ -353,6 +353,42 @@ def int_bounds(v: Value) -> tuple[float, float] | None:
     return None
 
 
+def lower(v: Value | None) -> float | None:
+    """The interval lower bound of an integer value (None: not an integer)."""
+    b = int_bounds(v) if v is not None else None
+    return None if b is None else b[0]
+
+
+def upper(v: Value | None) -> float | None:
+    """The interval upper bound of an integer value (None: not an integer)."""
+    b = int_bounds(v) if v is not None else None
+    return None if b is None else b[1]
+
+
+def attainable_upper(v: Value | None) -> float | None:
+    """The finite upper bound of ``v`` when some value the code allows
+    reaches it, else None.
+
+    Interval arithmetic over-approximates expressions that use a quantity
+    twice (``x + x % 2`` with ``x <= 128`` is at most 128, not 129), and the
+    product of several unknowns need not be reachable when they are
+    correlated. The bound is trusted only when it is a single symbol's
+    bound: an exact value, a named quantity (a dimension narrowed by an
+    assert, a loop index, a value joined from branches) or an affine form of
+    one symbol (``i * 64 + 32``)."""
+    if v is None:
+        return None
+    c = const_int(v)
+    if c is not None:
+        return float(c)
+    if not isinstance(v, Int):
+        return None
+    hi = v.bounds[1]
+    if hi == INF:
+        return None
+    if v.terms is not None:
+        return hi if len(v.terms) == 1 else None
+    return hi if v.sym is not None else None
 
 
 def make_int(lo: float, hi: float, label: str | None = None, reason: str = "") -> Value:
