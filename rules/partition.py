@@ -1677,7 +1677,7 @@ class _ArangeNames:
 
     def _build(self) -> None:
         self.functions = []
-        for fn in ast.walk(self.ctx.tree):
+        for fn in self.ctx.source.nodes:
             if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 names: dict[str, list[ast.AST]] = {}
                 for node in ast.walk(fn):

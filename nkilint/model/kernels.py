@@ -145,7 +145,12 @@ def _nki_object_classes(classes: dict[str, ast.ClassDef], bindings: Bindings) ->
 _LAUNCH_WORDS = ("jit", "simulate", "compile_kernel", "nki_call", "baremetal", "benchmark", "profile", "trace")
 
 
-def find_kernels(tree: ast.Module, bindings: Bindings, text: str | None = None) -> list[KernelCandidate]:
+def find_kernels(
+    tree: ast.Module, bindings: Bindings, text: str | None = None, nodes: list[ast.AST] | None = None
+) -> list[KernelCandidate]:
+    """Kernel roots (decorated or launched), helpers they call and probable
+    kernels of one module. ``nodes`` is the tree's shared node list
+    (``SourceFile.nodes``), so the launch-site scan does not walk it again."""
     aliases = module_aliases(tree, bindings)
     classes: dict[str, ast.ClassDef] = {}
     functions = _functions(tree, classes)
@@ -166,7 +171,7 @@ def find_kernels(tree: ast.Module, bindings: Bindings, text: str | None = None) 
     )
     if has_launcher and text is not None:
         has_launcher = any(word + "(" in text for word in _LAUNCH_WORDS)
-    for node in ast.walk(tree) if has_launcher else ():
+    for node in (nodes if nodes is not None else ast.walk(tree)) if has_launcher else ():
         if not isinstance(node, ast.Call) or not node.args:
             continue
         name = resolve_decorator(node.func, bindings, aliases)

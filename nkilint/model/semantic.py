@@ -183,7 +183,7 @@ def analyze_file(source: SourceFile, project: Project | None, target: Target, ve
     dialect = bindings.dialect
     model = FileModel(source, module, bindings, dialect, version, target)
     legacy = model.legacy
-    candidates = find_kernels(module.tree, bindings, module.source.text)
+    candidates = find_kernels(module.tree, bindings, module.source.text, module.source.nodes)
     visited: set[int] = set()
     roots = [c for c in candidates if c.kind == "root"]
     probable = [c for c in candidates if c.kind == "probable"]
