@@ -16,6 +16,7 @@ import re
 from functools import lru_cache
 
 from nkilint.findings import Edit, Fix, Level, Span
+from nkilint.model import query as q
 from nkilint.model.bindings import Gen, Qual
 from nkilint.model.values import Const, Int
 from nkilint.versions import KNOWN_VERSIONS, V0_1, V0_2, V0_3, V0_4, V0_6, NkiVersion
@@ -399,50 +400,13 @@ def _static_trip(s: Scan, call: ast.Call) -> bool | None:
     parent = s.parents.get(id(call))
     if not isinstance(parent, ast.For) or parent.iter is not call:
         return False
-    if _register_bound(s, call):
-        return None
     try:
-        model = s.model
+        loops = q.loops_at(s.model, parent)
     except Exception:  # pragma: no cover - the model never blocks a fix decision
         return False
-    seen = False
-    for _, graph in model.graphs():
-        for _, data in graph.loops():
-            site = data.get("site")
-            if site is None or site.node is not parent:
-                continue
-            seen = True
-            if not isinstance(data.get("trip_v"), (Const, Int)):
-                return None
-    return True if seen else False
-
-
-def _register_bound(s: Scan, call: ast.Call) -> bool:
-    """Whether a loop bound may be a runtime register (a dynamic loop): it
-    names a variable assigned from an nki.isa register call or a parameter
-    annotated VirtualRegister, or calls an NKI API itself. The model gives
-    such bounds an unbounded integer, like any shape-derived bound, so the
-    syntax decides."""
-    fn = s.function_of(call)
-    registers: set[str] = set()
-    if isinstance(fn, FUNCS):
-        for arg in fn.args.args + fn.args.kwonlyargs:
-            if arg.annotation is not None and "VirtualRegister" in ast.unparse(arg.annotation):
-                registers.add(arg.arg)
-        for sub in ast.walk(fn):
-            if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call):
-                qual = s.bindings.resolve(sub.value.func)
-                if qual is not None and qual.name.startswith("nki.isa.register"):
-                    registers |= {t.id for t in sub.targets if isinstance(t, ast.Name)}
-    for arg in call.args:
-        for sub in ast.walk(arg):
-            if isinstance(sub, ast.Name) and sub.id in registers:
-                return True
-            if isinstance(sub, ast.Call):
-                qual = s.bindings.resolve(sub.func)
-                if qual is not None and qual.is_nki:
-                    return True
-    return False
+    if any(data.get("register_bound") or not isinstance(data.get("trip_v"), (Const, Int)) for data in loops):
+        return None
+    return bool(loops)
 
 
 # -- calls ---------------------------------------------------------------------
@@ -764,22 +728,18 @@ def _compare(s: Scan, node: ast.Compare) -> None:
 
 # -- while on a register (0.6) ------------------------------------------------------
 def _while(s: Scan, node: ast.While) -> None:
-    if s.version < V0_6 or not isinstance(node.test, ast.Name):
+    if s.version < V0_6:
         return
-    fn = s.function_of(node)
-    if fn is None:
+    try:
+        loops = q.loops_at(s.model, node)
+    except Exception:  # pragma: no cover - a model crash is reported once, by the engine
         return
-    reg = node.test.id
-    for sub in ast.walk(fn):
-        if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call):
-            qual = s.bindings.resolve(sub.value.func)
-            if qual is not None and qual.name == "nki.isa.register_alloc" and any(
-                    isinstance(t, ast.Name) and t.id == reg for t in sub.targets):
-                s.add("NKI607", node.test, W,
-                      f"`while {reg}:` on a register is deprecated since NKI 0.6 and scheduled for removal",
-                      hint="move the body into a function that returns the next condition register and call "
-                           f"nl.while_loop({reg}, body)")
-                return
+    if any(data.get("register_bound") for data in loops):
+        reg = s.text(node.test)
+        s.add("NKI607", node.test, W,
+              f"`while {reg}:` on a register is deprecated since NKI 0.6 and scheduled for removal",
+              hint="move the body into a function that returns the next condition register and call "
+                   f"nl.while_loop({reg}, body)")
 
 
 # -- kernels: roots, signatures, outputs, launch grids ----------------------------

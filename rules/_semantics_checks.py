@@ -87,7 +87,7 @@ def _own_statements_and_exprs(f: FileFacts, body: list[ast.stmt]):
         stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
-def _dynamic_loop(f: FileFacts, fn, node: ast.AST) -> str | None:
+def _dynamic_loop(f: FileFacts, node: ast.AST) -> str | None:
     """A description of a dynamic loop construct, or None."""
     if isinstance(node, ast.Call):
         if _is_api(f, node.func, "nki.language.fori_loop"):
@@ -96,19 +96,9 @@ def _dynamic_loop(f: FileFacts, fn, node: ast.AST) -> str | None:
             return "nl.while_loop"
     if isinstance(node, ast.For) and f.loop_kind(node) == "dynamic_range":
         return "a `for ... in nl.dynamic_range(...)` loop"
-    if isinstance(node, ast.While) and isinstance(node.test, ast.Name) and _is_register(f, fn, node.test.id):
-        return f"a `while {node.test.id}:` register loop"
+    if isinstance(node, ast.While) and any(data.get("register_bound") for data in q.loops_at(f.model, node)):
+        return f"a `while {ast.unparse(node.test)}:` register loop"
     return None
-
-
-def _is_register(f: FileFacts, fn, name: str) -> bool:
-    owner = f.scope(fn).owner(name)
-    if owner is None:
-        return False
-    binds = owner.bindings.get(name, [])
-    return bool(binds) and all(
-        isinstance(b.value, ast.Call) and _is_api(f, b.value.func, "nki.isa.register_alloc") for b in binds
-    )
 
 
 def _is_mutable_annotation(f: FileFacts, ann: ast.AST | None) -> bool:

@@ -787,7 +787,7 @@ the loop.
                 if isinstance(node, ast.With) and any(_is_api(f, item.context_expr, "nki.language.no_reorder")
                                                        for item in node.items):
                     for inner in _own_statements_and_exprs(f, node.body):
-                        what = _dynamic_loop(f, fn, inner)
+                        what = _dynamic_loop(f, inner)
                         if what:
                             where = inner.iter if isinstance(inner, ast.For) else (
                                 inner.test if isinstance(inner, ast.While) else inner)

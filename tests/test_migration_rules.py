@@ -212,3 +212,28 @@ def test_api_table_lookups():
     assert api.closest("zeroes", api.member_names("nki.language", V("0.6"))) == ["zeros"]
     assert V("0.1") in api.param_history("nki.isa.dma_copy", "dst_rmw_op")
     assert V("0.3") not in api.param_history("nki.isa.dma_copy", "dst_rmw_op")
+
+
+def test_register_bound_passed_to_a_helper_gets_no_fix(tmp_path):
+    """The register reaches the loop through a helper's parameter: the model
+    follows the value, so the helper's loop is dynamic too."""
+    code = """\
+    import nki
+    import nki.isa as nisa
+    import nki.language as nl
+
+    def repeat(n, t):
+        for i in nl.sequential_range(n):
+            nisa.memset(dst=t, value=0.0)
+
+    @nki.jit
+    def k(a, n_sb):
+        t = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf)
+        reg = nisa.register_alloc(0)
+        nisa.register_load(reg, n_sb)
+        repeat(reg, t)
+        repeat(4, t)
+    """
+    found = lint(tmp_path, code, "0.4")
+    assert ids(found) == [(6, "NKI606", "warning")]
+    assert found[0].fix is None

@@ -190,6 +190,55 @@ def test_every_loop_form():
     assert len(tiles) == 1 and dims(tiles[0]) == [128, 128]
 
 
+REGISTER_LOOPS = """
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+def drain(reg: nisa.VirtualRegister, flags):
+    while reg:
+        nisa.register_load(reg, flags)
+
+
+def count_down(n):
+    for i in nl.sequential_range(n):
+        pass
+
+
+@nki.jit
+def k(flags, n_sb):
+    reg = nisa.register_alloc(0)
+    nisa.register_load(reg, n_sb)
+    for i in nl.dynamic_range(reg):
+        pass
+    count_down(reg)
+    drain(reg, flags)
+    for j in nl.sequential_range(4):
+        pass
+    plain = 1
+    while plain:
+        plain = 0
+"""
+
+
+def test_loops_driven_by_a_runtime_register_are_marked():
+    """A register from nisa.register_alloc (or a VirtualRegister parameter)
+    that bounds or conditions a loop makes it a dynamic loop, also through
+    helpers the kernel calls."""
+    source = SourceFile("/tmp/regs.py", REGISTER_LOOPS)
+    model = analyze_file(source, Project(Path("/tmp")), TRN2, LATEST)
+    marks = {}
+    for _, graph in model.graphs():
+        for _, d in graph.loops():
+            marks.setdefault((d["function"], d["site"].line), set()).add(bool(d.get("register_bound")))
+    assert marks[("k", 21)] == {True}  # dynamic_range(reg)
+    assert marks[("count_down", 13)] == {True}  # through the helper's parameter
+    assert marks[("drain", 8)] == {True}  # VirtualRegister parameter, also when analysed alone
+    assert marks[("k", 25)] == {False}  # sequential_range(4)
+    assert marks[("k", 28)] == {False}  # while on a Python value
+
+
 # -- multi-file package --------------------------------------------------------------
 
 def test_package_constants_helpers_and_config_objects_resolve():

@@ -367,3 +367,34 @@ def test_nki_api_in_a_launching_host_function_and_static_cast_allowed(tmp_path):
         return nl.load(b)
     """
     assert [f.span.start_line for f in _lint(tmp_path, code, "NKI719")] == [14]
+
+
+def test_register_while_loop_inside_no_reorder_is_found_through_a_helper(tmp_path):
+    """`while reg:` is a dynamic loop when the model knows ``reg`` is a
+    runtime register, here a helper's VirtualRegister parameter; a `while`
+    on a Python value is not."""
+    code = """
+    import nki
+    import nki.isa as nisa
+    import nki.language as nl
+
+    def drain(reg: nisa.VirtualRegister, flags, t):
+        with nl.no_reorder():
+            while reg:
+                nisa.memset(dst=t, value=0.0)
+                nisa.register_load(reg, flags)
+
+    @nki.jit
+    def k(flags):
+        t = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf)
+        reg = nisa.register_alloc(1)
+        drain(reg, flags, t)
+        again = 1
+        with nl.no_reorder():
+            while again:
+                nisa.memset(dst=t, value=1.0)
+                again = 0
+    """
+    found = _lint(tmp_path, code, "NKI705", version="0.5")
+    assert [(f.span.start_line, f.level) for f in found] == [(7, Level.ERROR)]
+    assert "`while reg:` register loop" in found[0].message

@@ -38,6 +38,7 @@ from .interp_helpers import (
     _trip_count,
     _visible_lists,
     _widen,
+    register_bound,
 )
 from .interp_state import (
     Budget,
@@ -65,6 +66,7 @@ from .values import (
     ModuleV,
     ObjectV,
     RangeV,
+    RegisterV,
     Sym,
     TensorV,
     TupleV,
@@ -251,6 +253,9 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin):
             return Unknown(f"parameter {param.arg}", label=param.arg, default=default)
         shape = None
         if param.annotation is not None:
+            qual = self.module.bindings.resolve(param.annotation)
+            if qual is not None and qual.name == "nki.isa.VirtualRegister":
+                return RegisterV(label=param.arg)
             shape = self._annotation_shape(param.annotation)
         return ParamTensor(sym=Sym(param.arg), label=param.arg, reason=f"parameter {param.arg}", name=param.arg,
                            node=param, buffer=self.param_buffer if root else "unknown", annotation_shape=shape)
@@ -500,7 +505,8 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin):
                     break
             return
         kind, trip, element = self._iteration(iterable, stmt.iter, frame)
-        self._loop(stmt, frame, kind, trip, element, stmt.target, stmt.body, stmt.orelse)
+        self._loop(stmt, frame, kind, trip, element, stmt.target, stmt.body, stmt.orelse,
+                   register=register_bound(iterable))
 
     _stmt_AsyncFor = _stmt_For
 
@@ -509,7 +515,8 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin):
         if truth(test) is False:
             self.exec_block(stmt.orelse, frame)
             return
-        self._loop(stmt, frame, "while", self.unknown("while-loop trip count"), None, None, stmt.body, [], test_node=stmt.test)
+        self._loop(stmt, frame, "while", self.unknown("while-loop trip count"), None, None, stmt.body, [],
+                   test_node=stmt.test, register=isinstance(test, RegisterV))
 
     def _iteration(self, iterable: Value, node: ast.AST, frame: Frame) -> tuple[str, Value, Value]:
         """(loop kind, trip count, abstract element) of an iterable."""
@@ -553,13 +560,14 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin):
             return parts[0][0] if parts else "python", trip, TupleV(tuple(p[2] for p in parts))
         return "python", self.unknown("iteration count"), self.unknown("loop element")
 
-    def _loop(self, stmt, frame: Frame, kind: str, trip: Value, element: Value | None, target, body, orelse, test_node=None) -> None:
+    def _loop(self, stmt, frame: Frame, kind: str, trip: Value, element: Value | None, target, body, orelse,
+              test_node=None, register: bool = False) -> None:
         loop_id = None
         if self.graph is not None:
             loop_id = self.graph.add_node(
                 "l", "loop", self.site(stmt), tuple(self.loops),
                 loop_kind=kind, trip_v=trip, iterator=self.text(target) if target is not None else None,
-                function=frame.func, parent=self.loops[-1] if self.loops else None,
+                function=frame.func, parent=self.loops[-1] if self.loops else None, register_bound=register,
             )
         # Widen variables the body changes (loop-carried) before running it once.
         assigned = _assigned_names(body)

@@ -8,7 +8,7 @@ import math
 
 from . import api_semantics as api
 from .bindings import Qual
-from .interp_helpers import _FIELD, _LOGGING_NAMES, _class_attr, _is_pure, _memo_key, _spread, _trip_count
+from .interp_helpers import _FIELD, _LOGGING_NAMES, _class_attr, _is_pure, _memo_key, _spread, _trip_count, register_bound
 from .interp_state import (
     ArrayV,
     Frame,
@@ -41,6 +41,7 @@ from .values import (
     ObjectV,
     ParDimV,
     RangeV,
+    RegisterV,
     Sym,
     TupleV,
     Unknown,
@@ -387,6 +388,8 @@ class CallsMixin:
             return self.unknown(f"{name}")
         if info.kind == "alloc":
             return self.allocate(info, args, kwargs, node, frame)
+        if name == "nki.isa.register_alloc":
+            return RegisterV(label=self.text(node))
         if info.kind == "meta" or info.kind == "loop":
             return self.unknown(f"{name} value")
         return self.operation(info, args, kwargs, node, frame)
@@ -421,7 +424,8 @@ class CallsMixin:
             if self.graph is not None:
                 loop_id = self.graph.add_node("l", "loop", self.site(node), tuple(self.loops), loop_kind="fori_loop",
                                               trip_v=trip, iterator=None, function=frame.func,
-                                              parent=self.loops[-1] if self.loops else None)
+                                              parent=self.loops[-1] if self.loops else None,
+                                              register_bound=register_bound(rng))
                 self.loops.append(loop_id)
             try:
                 start = int_bounds(args[0]) or (-INF, INF)
@@ -450,7 +454,8 @@ class CallsMixin:
         if self.graph is not None:
             loop_id = self.graph.add_node("l", "loop", self.site(node), tuple(self.loops), loop_kind="while_loop",
                                           trip_v=self.unknown("while_loop trip count"), iterator=None,
-                                          function=frame.func, parent=self.loops[-1] if self.loops else None)
+                                          function=frame.func, parent=self.loops[-1] if self.loops else None,
+                                          register_bound=any(isinstance(a, RegisterV) for a in args[:1]))
             self.loops.append(loop_id)
         try:
             params = getattr(body.node, "args", None)

@@ -21,6 +21,7 @@ from .values import (
     Int,
     ObjectV,
     RangeV,
+    RegisterV,
     SliceV,
     TensorV,
     TupleV,
@@ -60,6 +61,14 @@ _PURITY: dict[tuple, bool] = {}
 
 
 # Caches keyed by node id; each entry keeps its node alive so ids stay unique.
+def register_bound(iterable: Value) -> bool:
+    """Whether a loop range is bounded by a runtime register (a dynamic
+    loop): its start, stop or step is one."""
+    return isinstance(iterable, RangeV) and any(
+        isinstance(v, RegisterV) for v in (iterable.start, iterable.stop, iterable.step)
+    )
+
+
 def _spread(v: Value) -> tuple[Value, ...] | None:
     """The items ``*v`` unpacks to, when the model knows them (a tuple, or
     a shape of known rank), else None."""

@@ -122,6 +122,15 @@ def tensor_name(data: dict) -> str:
     return "tensor"
 
 
+def loops_at(model: FileModel, node: ast.AST) -> list[dict]:
+    """The attributes of every loop node the statement or call ``node``
+    created, over all kernel graphs (empty when no analysed kernel runs it)."""
+    return [
+        data for _, graph in model.graphs() for _, data in graph.loops()
+        if getattr(data.get("site"), "node", None) is node
+    ]
+
+
 def loop_multiplicity(graph: KernelGraph, loops: tuple[str, ...]) -> Value:
     """Product of the trip counts of the given loops."""
     from .values import int_binop
@@ -137,6 +146,6 @@ def loop_multiplicity(graph: KernelGraph, loops: tuple[str, ...]) -> Value:
 
 __all__ = [
     "NodeRef", "tensors", "ops", "operands", "param_value", "tensor_buffer", "shape_of", "dtype_name", "dtype_bytes",
-    "fmt_dim", "fmt_shape", "tensor_name", "upper", "lower", "attainable_upper", "loop_multiplicity", "partition_size", "ON_CHIP", "HBM",
+    "fmt_dim", "fmt_shape", "tensor_name", "upper", "lower", "attainable_upper", "loops_at", "loop_multiplicity", "partition_size", "ON_CHIP", "HBM",
     "Int", "TensorV",
 ]

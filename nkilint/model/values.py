@@ -41,6 +41,19 @@ UNKNOWN = Unknown()
 
 
 @dataclass(eq=False)
+class RegisterV(Unknown):
+    """A runtime register (``nisa.register_alloc``, a parameter annotated
+    ``VirtualRegister``): its value exists only on the device. An unknown
+    number to every computation; loops it bounds or conditions are dynamic
+    (their loop node has ``register_bound``)."""
+
+    reason: str = "runtime register"
+
+    def __repr__(self) -> str:
+        return "RegisterV()"
+
+
+@dataclass(eq=False)
 class Const(Value):
     value: Any
     label: str | None = None
