@@ -90,7 +90,9 @@ def test_internal_error_exits_2_not_1(project, monkeypatch, capsys):
     def broken(*args, **kwargs):
         raise RuntimeError("simulated bug in discovery")
 
-    monkeypatch.setattr(cli_module, "discover", broken)
+    import nkilint.commands.check as check_module
+
+    monkeypatch.setattr(check_module, "discover", broken)
     monkeypatch.setattr(sys, "argv", ["nkilint", "check", "k.py"])
     with pytest.raises(SystemExit) as exc:
         cli_module.main()

@@ -20,7 +20,7 @@ from ..versions import V0_1, NkiVersion
 from .bindings import Bindings, Dialect
 from .graph import KernelGraph, Site
 from .interp import Budget, Interpreter, InterpStats
-from .interp_state import _TensorWithShapeObj
+from .interp.state import _TensorWithShapeObj
 from .kernels import KernelCandidate, find_kernels
 from .project import ModuleInfo, Project
 from .values import FuncV, Unknown, Value, const_int, describe, int_bounds

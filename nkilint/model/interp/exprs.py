@@ -6,8 +6,8 @@ import ast
 import math
 from typing import Any
 
-from .bindings import Gen, Qual
-from .interp_helpers import (
+from ..bindings import Gen, Qual
+from .helpers import (
     _BINOP_NAMES,
     _BUILTINS,
     _FIELD,
@@ -22,7 +22,7 @@ from .interp_helpers import (
     _py_binop,
     _spread,
 )
-from .interp_state import (
+from .state import (
     BUFFERS,
     Frame,
     MAX_UNROLL,
@@ -38,7 +38,7 @@ from .interp_state import (
     _TensorWithShapeObj,
     _TypeSpec,
 )
-from .values import (
+from ..values import (
     ApiRef,
     BufferV,
     ClassV,
@@ -108,7 +108,7 @@ class ExpressionsMixin:
             return ApiRef(Qual(f"builtins.{name}", Gen.OTHER), label=name)
         for star in frame.module.bindings.star_modules:
             if star.is_nki:
-                from .apitable import api_for, legacy_api
+                from ..apitable import api_for, legacy_api
 
                 table = legacy_api() if star.gen is Gen.LEGACY else api_for(self.version)
                 if name in table.member_names(star.name):
@@ -231,7 +231,7 @@ class ExpressionsMixin:
         if isinstance(base, DictV) and attr in ("get", "items", "keys", "values"):
             return _DictMethod(base, attr)
         if isinstance(base, DType) and attr == "itemsize":
-            from .graph import DTYPE_BYTES
+            from ..graph import DTYPE_BYTES
 
             size = DTYPE_BYTES.get(base.name)
             return Const(size) if size else self.unknown("dtype size")

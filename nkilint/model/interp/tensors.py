@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import ast
 
-from . import api_semantics as api
-from .graph import bytes_per_partition
-from .interp_helpers import _SCALAR_PARAMS, _TENSOR_ONLY_PARAMS, _axes, _broadcast, _buffer_name, _slice_size
-from .interp_state import _TensorMethod, ArrayV, Frame, ParamTensor, ShapeV, _Placement, _TensorWithShapeObj
-from .values import (
+from .. import api_semantics as api
+from ..graph import bytes_per_partition
+from .helpers import _SCALAR_PARAMS, _TENSOR_ONLY_PARAMS, _axes, _broadcast, _buffer_name, _slice_size
+from .state import _TensorMethod, ArrayV, Frame, ParamTensor, ShapeV, _Placement, _TensorWithShapeObj
+from ..values import (
     ApiRef,
     Const,
     DType,
@@ -90,8 +90,8 @@ class TensorsMixin:
 
     def _table(self):
         """The API table that gives this file's call signatures."""
-        from .apitable import api_for, legacy_api
-        from ..versions import V0_6
+        from ..apitable import api_for, legacy_api
+        from ...versions import V0_6
 
         if self.legacy:
             return legacy_api()
@@ -100,7 +100,7 @@ class TensorsMixin:
         return api_for(V0_6 if self.version.is_legacy else self.version)
 
     def _param_index(self, canonical: str, param: str) -> int | None:
-        from .apitable import legacy_api
+        from ..apitable import legacy_api
 
         table = self._table()
         sig = table.signature(canonical)
@@ -365,7 +365,7 @@ class TensorsMixin:
         return result
 
     def _bind_call(self, info: api.ApiInfo, args, kwargs) -> list[tuple[str, Value]]:
-        from .apitable import api_for, legacy_api
+        from ..apitable import api_for, legacy_api
 
         table = self._table()
         sig = table.signature(info.name) or (legacy_api().signature(info.name) if not self.legacy else api_for(self.version).signature(info.name))

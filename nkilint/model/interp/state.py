@@ -5,17 +5,14 @@ unknown rank, bound methods, legacy placements, ...)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Callable
 
 import ast
 from dataclasses import dataclass, field
 
-from .bindings import Qual
-from .project import ModuleInfo
-from .values import Const, DictV, INF, Int, Sym, TensorV, TupleV, Unknown, Value
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .interp import Interpreter
+from ..bindings import Qual
+from ..project import ModuleInfo
+from ..values import Const, DictV, INF, Int, Sym, TensorV, TupleV, Unknown, Value
 
 
 MAX_INLINE_DEPTH = 10
@@ -129,7 +126,7 @@ class _ListMethod(Value):
     name: str
     label: str | None = None
 
-    def call(self, args: list[Value], interp: Interpreter) -> Value:
+    def call(self, args: list[Value], unknown: Callable[[str], Value]) -> Value:
         if self.name == "append" and args:
             self.lst.items = self.lst.items + (args[0],)
             if len(self.lst.items) > 4096:
@@ -144,7 +141,7 @@ class _ListMethod(Value):
             last = self.lst.items[-1]
             self.lst.items = self.lst.items[:-1]
             return last
-        return interp.unknown(f"list.{self.name}")
+        return unknown(f"list.{self.name}")
 
 
 @dataclass(eq=False)
@@ -153,7 +150,7 @@ class _DictMethod(Value):
     name: str
     label: str | None = None
 
-    def call(self, args: list[Value], interp: Interpreter) -> Value:
+    def call(self, args: list[Value], unknown: Callable[[str], Value]) -> Value:
         if self.name == "get" and args and isinstance(args[0], Const):
             try:
                 if args[0].value in self.dct.items:
@@ -167,7 +164,7 @@ class _DictMethod(Value):
             return TupleV(tuple(Const(k) for k in self.dct.items))
         if self.name == "values":
             return TupleV(tuple(self.dct.items.values()))
-        return interp.unknown(f"dict.{self.name}")
+        return unknown(f"dict.{self.name}")
 
 
 @dataclass(eq=False)

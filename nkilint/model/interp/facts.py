@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import ast
 
-from .interp_state import Budget, Frame, ShapeV
-from .values import Const, Int, ObjectV, TupleV, Value, const_int, int_bounds, linear
+from .state import Budget, Frame, ShapeV
+from ..values import Const, Int, ObjectV, TupleV, Value, const_int, int_bounds, linear
 
 
 class FactsMixin:

@@ -7,22 +7,23 @@ helpers are inlined with call-site arguments (bounded depth); ``assert``
 narrows integer symbols. A step budget guarantees termination on any input.
 
 The interpreter is split by concern: expressions, facts, calls and tensors
-are mixins (interp_exprs, interp_facts, interp_calls, interp_tensors);
-its private value kinds and pure helpers live in interp_state and
-interp_helpers.
+are mixins (exprs, facts, calls, tensors in this package); its private
+value kinds live in state and its pure helpers in helpers. Neither state
+nor helpers imports the interpreter: the package's import graph has no
+circle.
 """
 
 from __future__ import annotations
 
 import ast
 
-from . import api_semantics as api
-from .bindings import Gen, canonicalize
-from .graph import KernelGraph, Site, bytes_per_partition
-from .interp_calls import CallsMixin
-from .interp_exprs import ExpressionsMixin
-from .interp_facts import FactsMixin
-from .interp_helpers import (
+from .. import api_semantics as api
+from ..bindings import Gen, canonicalize
+from ..graph import KernelGraph, Site, bytes_per_partition
+from .calls import CallsMixin
+from .exprs import ExpressionsMixin
+from .facts import FactsMixin
+from .helpers import (
     tensor_evidence,
     _BINOP_NAMES,
     _FIELD,
@@ -40,7 +41,7 @@ from .interp_helpers import (
     _widen,
     register_bound,
 )
-from .interp_state import (
+from .state import (
     Budget,
     Frame,
     InterpStats,
@@ -53,9 +54,9 @@ from .interp_state import (
     _Return,
     _Zip,
 )
-from .interp_tensors import TensorsMixin
-from .project import ModuleInfo
-from .values import (
+from .tensors import TensorsMixin
+from ..project import ModuleInfo
+from ..values import (
     ClassV,
     Const,
     DType,
@@ -78,8 +79,8 @@ from .values import (
     make_int,
     truth,
 )
-from ..targets import Target
-from ..versions import NkiVersion
+from ...targets import Target
+from ...versions import NkiVersion
 
 
 class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin):

@@ -9,13 +9,14 @@ from pathlib import Path
 
 import click
 
-from .config import ConfigError, Settings
-from .discovery import discover
-from .model.project import Project
-from .model.semantic import AllocRecord, FileModel, analyze_file
-from .source import SourceError, SourceFile, decode_source
-from .targets import target_names
-from .versions import VERSION_NAMES
+from ..config import ConfigError, Settings
+from ..discovery import discover
+from ..model.project import Project
+from ..model.semantic import AllocRecord, FileModel, analyze_file
+from ..source import SourceError, SourceFile, decode_source
+from ..targets import target_names
+from ..versions import VERSION_NAMES
+from .common import build_settings
 
 GRAPH_SCHEMA_VERSION = 1
 
@@ -26,8 +27,6 @@ def _fail(message: str) -> None:
 
 
 def _settings(config: str | None, target: str | None, nki_version: str | None, start: Path) -> Settings:
-    from .cli import build_settings
-
     try:
         return build_settings((str(start),), config, False, target=target, nki_version=nki_version)
     except ConfigError as exc:
@@ -69,7 +68,7 @@ def graph_command(file: str, kernel_name: str | None, output_format: str, target
         names = ", ".join(k.name for k in model.kernels) or "none"
         _fail(f"no kernel named {kernel_name!r} in {file}; kernels found: {names}")
     if output_format == "dot":
-        from .model.graph import to_dot
+        from ..model.graph import to_dot
 
         click.echo("".join(to_dot(k.graph) for k in kernels), nl=False)
         return
@@ -96,7 +95,7 @@ def graph_command(file: str, kernel_name: str | None, output_format: str, target
 
 def _memory_summary(kernel, settings: Settings):
     try:
-        from .model.memory import summarize  # provided by the memory family
+        from ..model.memory import summarize  # provided by the memory family
     except ImportError:
         return None
     return summarize(kernel, settings.target)

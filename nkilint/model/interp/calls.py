@@ -6,10 +6,10 @@ from __future__ import annotations
 import ast
 import math
 
-from . import api_semantics as api
-from .bindings import Qual
-from .interp_helpers import _FIELD, _LOGGING_NAMES, _class_attr, _is_pure, _memo_key, _spread, _trip_count, register_bound
-from .interp_state import (
+from .. import api_semantics as api
+from ..bindings import Qual
+from .helpers import _FIELD, _LOGGING_NAMES, _class_attr, _is_pure, _memo_key, _spread, _trip_count, register_bound
+from .state import (
     ArrayV,
     Frame,
     MAX_INLINE_DEPTH,
@@ -25,7 +25,7 @@ from .interp_state import (
     _TensorMethod,
     _Zip,
 )
-from .values import (
+from ..values import (
     ApiRef,
     BufferV,
     TensorV,
@@ -101,9 +101,9 @@ class CallsMixin:
         if isinstance(func, _TensorMethod):
             return self.tensor_method(func, args, kwargs, node, frame)
         if isinstance(func, _ListMethod):
-            return func.call(args, self)
+            return func.call(args, self.unknown)
         if isinstance(func, _DictMethod):
-            return func.call(args, self)
+            return func.call(args, self.unknown)
         if isinstance(func, (Unknown, ParamTensor)):
             # Unknown callee: arguments that are tensors may be read/written.
             return self.unknown("call of an unknown function", label=self.text(node.func))

@@ -7,8 +7,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from .interp_state import BUFFERS, Frame, ParamTensor, ShapeV, _Placement
-from .values import (
+from .state import BUFFERS, Frame, ParamTensor, ShapeV, _Placement
+from ..values import (
     ApiRef,
     BufferV,
     ClassV,

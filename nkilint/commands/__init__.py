@@ -1,0 +1,1 @@
+"""The subcommands of the ``nkilint`` command line, one module each."""

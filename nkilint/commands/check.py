@@ -1,0 +1,220 @@
+"""``nkilint check``: lint files and report."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from ..config import ConfigError
+from ..discovery import InputFile, discover
+from ..engine import Checker, FileResult, Notification, RunOptions, check_files, tune_gc
+from ..findings import Level
+from ..plugins import PluginError
+from ..reporters import FORMATS
+from ..run import Run
+from ..source import SourceError, decode_source
+from ..targets import target_names
+from ..versions import VERSION_NAMES
+from .common import EXAMPLE_PATH, UsageFailure, _ruleset_and_enabled, _split, build_settings
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--select", multiple=True, help="Rules to run (ids, prefixes, families, names, ALL); comma-separated.")
+@click.option("--extend-select", multiple=True, help="Rules to add to the selection.")
+@click.option("--ignore", multiple=True, help="Rules to turn off.")
+@click.option("--exclude", multiple=True, help="Globs to exclude (replaces the defaults).")
+@click.option("--extend-exclude", multiple=True, help="Globs to exclude in addition to the defaults.")
+@click.option("--force-exclude", is_flag=True, help="Apply excludes to files named on the command line (for pre-commit).")
+@click.option("--target", type=click.Choice(target_names(), case_sensitive=False), help="Hardware generation (inf2 = trn1).")
+@click.option("--nki-version", type=click.Choice(VERSION_NAMES), help="NKI version the kernels must compile with (0.1 = legacy neuronxcc.nki).")
+@click.option("--format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write the report to a file.")
+@click.option("--statistics", is_flag=True, help="Show the number of findings per rule.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even if there are findings (2 still signals errors).")
+@click.option("--fail-level", type=click.Choice(["note", "warning", "error"]), help="Lowest level that makes the exit code 1 [default: warning].")
+@click.option("--config", type=click.Path(exists=True, dir_okay=False), help="Use this pyproject.toml.")
+@click.option("--isolated", is_flag=True, help="Ignore all configuration files.")
+@click.option("--stdin-filename", help="The name to report for source read from stdin ('-').")
+@click.option("--example", is_flag=True, help="Check the bundled example kernel (a CUDA/Triton port).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: by file count and CPUs).")
+@click.option("--fix", is_flag=True, help="Apply safe fixes to the files.")
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change behaviour (with --fix or --diff).")
+@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; write nothing.")
+@click.option("--include-suppressed", is_flag=True, help="SARIF: also write results suppressed by '# noqa'.")
+@click.option("--color/--no-color", default=None, help="Colour the text output (default: when writing to a terminal).")
+def check(
+    paths: tuple[str, ...],
+    select,
+    extend_select,
+    ignore,
+    exclude,
+    extend_exclude,
+    force_exclude: bool,
+    target: str | None,
+    nki_version: str | None,
+    output_format: str,
+    output: str | None,
+    statistics: bool,
+    exit_zero: bool,
+    fail_level: str | None,
+    config: str | None,
+    isolated: bool,
+    stdin_filename: str | None,
+    example: bool,
+    jobs: int | None,
+    fix: bool,
+    unsafe_fixes: bool,
+    diff: bool,
+    include_suppressed: bool,
+    color: bool | None,
+) -> None:
+    """Check NKI kernels in PATHS (files or directories; '-' reads stdin)."""
+    if example:
+        if paths:
+            raise UsageFailure("--example checks the bundled example; give no PATHS with it")
+        paths = (str(EXAMPLE_PATH),)
+    elif not paths:
+        paths = (".",)
+    if fix and diff:
+        raise UsageFailure("--fix and --diff cannot be used together (--diff shows the fixes without writing)")
+    if (fix or diff) and "-" in paths and len(paths) > 1:
+        raise UsageFailure("fixes on stdin work only when '-' is the only path")
+    try:
+        settings = build_settings(
+            paths,
+            config,
+            isolated,
+            select=_split(select) or None,
+            extend_select=_split(extend_select) or None,
+            ignore=_split(ignore) or None,
+            exclude=_split(exclude) or None,
+            extend_exclude=_split(extend_exclude) or None,
+            target=target,
+            nki_version=nki_version,
+            fail_level=fail_level,
+        )
+    except ConfigError as exc:
+        raise UsageFailure(str(exc)) from None
+    ruleset, enabled = _ruleset_and_enabled(settings)
+    tune_gc()
+    options = RunOptions(want_fingerprints=output_format == "sarif", keep_text=fix or diff)
+    checker = Checker(settings, ruleset, enabled, options)
+    run = Run(settings, ruleset, enabled, cwd=Path.cwd().resolve())
+
+    file_paths = [p for p in paths if p != "-"]
+    files, errors = discover(file_paths, settings.root, settings.all_excludes, force_exclude)
+    for message in errors:
+        run.notifications.append(Notification(Level.ERROR, message))
+        click.echo(f"nkilint: error: {message}", err=True)
+    if example:
+        files = [InputFile(EXAMPLE_PATH, "nkilint/examples/softmax_port.py", True)]
+    if "-" in paths:
+        run.files.append(_check_stdin(checker, stdin_filename))
+    run.files.extend(check_files(files, checker, jobs))
+
+    # --fix / --diff: stdout carries the diff (--diff) or, for stdin, the
+    # fixed source (--fix); the report then goes to stderr (or -o).
+    fixed_stdin = fix and "-" in paths
+    if fix or diff:
+        from ..fixes import apply_fixes_to_run
+
+        known = len(run.notifications)
+        try:
+            fix_report = apply_fixes_to_run(run, checker, write=fix, unsafe=unsafe_fixes, stdin=("-" in paths))
+        except PluginError as exc:  # pragma: no cover - defensive
+            raise UsageFailure(str(exc)) from None
+        for note in run.notifications[known:]:
+            click.echo(f"nkilint: error: {note.message}", err=True)
+        if diff or (fixed_stdin and fix_report.diff):
+            click.echo(fix_report.diff, nl=False)
+        if diff:
+            click.echo(
+                f"Would fix {fix_report.fixed} finding{'s' if fix_report.fixed != 1 else ''} in {fix_report.files} "
+                f"file{'s' if fix_report.files != 1 else ''}" if fix_report.files else "No fixes to apply",
+                err=True,
+            )
+        if fix_report.unsafe_available:
+            click.echo(
+                f"{fix_report.unsafe_available} more fix{'es' if fix_report.unsafe_available != 1 else ''} "
+                "available with --unsafe-fixes (they may change behaviour; review them with --diff)",
+                err=True,
+            )
+
+    for note in run.all_notifications:
+        if note.rule_id is not None and note.detail:
+            click.echo(f"nkilint: {note.message}", err=True)
+        elif note.path is not None and note not in run.notifications:
+            click.echo(f"nkilint: {note.message}", err=True)
+
+    report = _render(run, output_format, output is None and _use_color(color), statistics, include_suppressed)
+    if output:
+        try:
+            Path(output).write_text(report, encoding="utf-8")
+        except OSError as exc:
+            raise UsageFailure(f"cannot write {output}: {exc.strerror or exc}") from None
+    elif fixed_stdin:
+        click.echo(report, nl=False, err=True)
+    elif not diff:
+        click.echo(report, nl=False)
+    code = run.exit_code(exit_zero)
+    if errors:
+        # A path that does not exist is a usage error: 2 even when other
+        # files have findings, and --exit-zero does not hide it.
+        code = 2
+    sys.exit(code)
+
+
+def _use_color(color: bool | None) -> bool:
+    if color is not None:
+        return color
+    if os.environ.get("NO_COLOR"):
+        return False
+    return sys.stdout.isatty()
+
+
+def _render(run: Run, fmt: str, color: bool, statistics: bool, include_suppressed: bool) -> str:
+    if fmt == "json":
+        from ..reporters.json_report import render_json
+
+        return render_json(run)
+    if fmt == "sarif":
+        from ..reporters.sarif import render_sarif
+
+        return render_sarif(run, include_suppressed)
+    if fmt == "github":
+        from ..reporters.github import render_github
+
+        return render_github(run)
+    if fmt == "concise":
+        from ..reporters.text import render_concise
+
+        return render_concise(run)
+    from ..reporters.text import render_text
+
+    return render_text(run, color=color, statistics=statistics)
+
+
+def _check_stdin(checker: Checker, stdin_filename: str | None) -> FileResult:
+    display = stdin_filename or "-"
+    try:
+        if sys.stdin is None:  # file descriptor 0 is closed
+            raise OSError("standard input is closed")
+        data = sys.stdin.buffer.read()
+        text = decode_source(data)
+    except SourceError as err:
+        return checker._broken(display, err, None)
+    except IsADirectoryError:
+        return checker._broken(display, SourceError("unreadable", "standard input is a directory, not a file"), None)
+    except OSError as exc:
+        return checker._broken(display, SourceError("unreadable", f"cannot read standard input: {exc.strerror or exc}"), None)
+    disk = None
+    if stdin_filename:
+        candidate = Path(stdin_filename)
+        if candidate.exists():
+            disk = str(candidate.absolute())
+    return checker.check_text(text, display, disk_path=disk)
+
+

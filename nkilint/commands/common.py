@@ -1,0 +1,92 @@
+"""What the subcommands share: usage errors, settings from config and flags, the rule set."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterable
+
+import click
+
+from ..config import Settings, find_config, load_config, parse_table
+from ..plugins import PluginError, installed_rules
+from ..selection import SelectorError, resolve_enabled, validate_selectors
+
+EXAMPLE_PATH = Path(__file__).parent.parent / "examples" / "softmax_port.py"
+
+
+class UsageFailure(click.ClickException):
+    exit_code = 2
+
+    def show(self, file=None) -> None:  # noqa: D401 - click API
+        click.echo(f"nkilint: error: {self.format_message()}", err=True)
+
+
+def _split(values: Iterable[str]) -> tuple[str, ...]:
+    out: list[str] = []
+    for value in values:
+        out.extend(v.strip() for v in value.split(",") if v.strip())
+    return tuple(out)
+
+
+def _load_ruleset():
+    try:
+        return installed_rules()
+    except PluginError as exc:
+        raise UsageFailure(str(exc)) from None
+
+
+def build_settings(
+    paths: tuple[str, ...],
+    config: str | None,
+    isolated: bool,
+    **overrides,
+) -> Settings:
+    """Settings from the nearest [tool.nkilint] (or --config), then the CLI."""
+    if config and isolated:
+        raise UsageFailure("--config and --isolated cannot be used together")
+    if config:
+        settings = load_config(Path(config))
+    elif isolated:
+        settings = Settings(root=Path.cwd().resolve())
+    else:
+        start = Path.cwd()
+        real = [Path(p) for p in paths if p != "-"]
+        if real:
+            try:
+                start = Path(os.path.commonpath([str(p.absolute()) for p in real]))
+            except ValueError:
+                start = Path.cwd()
+        found = find_config(start) or (find_config(Path.cwd()) if start != Path.cwd() else None)
+        settings = load_config(found) if found else Settings(root=Path.cwd().resolve())
+    # CLI values override the file; they are validated by the same code.
+    table = {}
+    for key in ("select", "extend-select", "ignore", "exclude", "extend-exclude"):
+        value = overrides.get(key.replace("-", "_"))
+        if value:
+            table[key] = list(value)
+    for key in ("target", "nki-version", "fail-level"):
+        value = overrides.get(key.replace("-", "_"))
+        if value is not None:
+            table[key] = value
+    if table:
+        values = parse_table(table, "command line", settings.root)
+        if "extend_select" in values:
+            values["extend_select"] = tuple(settings.extend_select) + values["extend_select"]
+        settings = settings.merged(**values)
+    return settings
+
+
+def _ruleset_and_enabled(settings: Settings):
+    ruleset = _load_ruleset()
+    try:
+        select = validate_selectors(settings.select, ruleset, "select") if settings.select is not None else None
+        extend = validate_selectors(settings.extend_select, ruleset, "extend-select")
+        ignore = validate_selectors(settings.ignore, ruleset, "ignore")
+        for glob, selectors in settings.per_file_ignores:
+            validate_selectors(selectors, ruleset, f"per-file-ignores[{glob!r}]")
+    except SelectorError as exc:
+        raise UsageFailure(str(exc)) from None
+    return ruleset, resolve_enabled(ruleset, select, extend, ignore)
+
+
