@@ -17,6 +17,7 @@ from ..findings import Span
 from ..source import SourceFile
 from ..targets import Target
 from ..versions import V0_1, NkiVersion
+from .analysis import A, AnalysisCache
 from .bindings import Bindings, Dialect
 from .graph import KernelGraph, Site
 from .interp import Budget, Interpreter, InterpStats
@@ -64,6 +65,12 @@ class FileModel:
     kernels: list[Kernel] = field(default_factory=list)
     stats: InterpStats = field(default_factory=InterpStats)
     device_function_ids: set[int] = field(default_factory=set)
+    _analyses: AnalysisCache = field(default_factory=AnalysisCache, repr=False, compare=False)
+
+    def analysis(self, cls: type[A]) -> A:
+        """A per-file analysis (``nkilint.model.analysis``), computed on first
+        use and kept with this model."""
+        return self._analyses.get(cls, self)
 
     @property
     def legacy(self) -> bool:
