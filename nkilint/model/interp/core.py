@@ -250,7 +250,7 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin):
                 return Unknown(f"parameter {param.arg}", label=param.arg, default=default)
             b = int_bounds(default)
             if b is not None:
-                return Int(label=param.arg, reason=f"parameter {param.arg}", sym=Sym(param.arg))
+                return Int(label=param.arg, reason=f"parameter {param.arg}", sym=Sym(param.arg, origin="param"))
             return Unknown(f"parameter {param.arg}", label=param.arg, default=default)
         shape = None
         if param.annotation is not None:
@@ -258,7 +258,7 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin):
             if qual is not None and qual.name == "nki.isa.VirtualRegister":
                 return RegisterV(label=param.arg)
             shape = self._annotation_shape(param.annotation)
-        return ParamTensor(sym=Sym(param.arg), label=param.arg, reason=f"parameter {param.arg}", name=param.arg,
+        return ParamTensor(sym=Sym(param.arg, origin="param"), label=param.arg, reason=f"parameter {param.arg}", name=param.arg,
                            node=param, buffer=self.param_buffer if root else "unknown", annotation_shape=shape)
 
     def _annotation_shape(self, ann: ast.AST, module: ModuleInfo | None = None, frame: Frame | None = None) -> tuple[Value, ...] | None:
@@ -538,7 +538,7 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin):
             if lo > hi:
                 lo = hi = max(lo, 0) if lo != INF else 0
             name = self.text(node) if node is not None else "i"
-            sym = Sym(f"index of {name}", lo, hi)
+            sym = Sym(f"index of {name}", lo, hi, origin="loop")
             element = Int(sym=sym, reason="loop index")
             if lo == hi:
                 element = Const(int(lo))
