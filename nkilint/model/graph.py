@@ -20,19 +20,13 @@ from typing import Any, Iterator
 
 import networkx as nx
 
+from .dtypes import DTYPE_BYTES
 from .values import Const, DType, Int, Value, const_int, describe, int_bounds
 
 # Memory families of a tensor node's "buffer" attribute.
 ON_CHIP = ("sbuf", "psum")
 HBM = ("hbm", "shared_hbm", "private_hbm")
 
-DTYPE_BYTES = {
-    "bool_": 1, "int8": 1, "uint8": 1, "float8_e4m3": 1, "float8_e4m3fn": 1, "float8_e5m2": 1, "float8_e8m0fnu": 1,
-    "int16": 2, "uint16": 2, "float16": 2, "bfloat16": 2,
-    "int32": 4, "uint32": 4, "float32": 4, "tfloat32": 4,
-    "float8_e5m2_x4": 4, "float8_e4m3fn_x4": 4, "float4_e2m1fn_x4": 2,
-    "int64": 8, "uint64": 8, "float64": 8,
-}
 
 
 @dataclass(frozen=True)
