@@ -43,6 +43,28 @@ class Site:
         return getattr(self.node, "lineno", 0)
 
 
+@dataclass(frozen=True)
+class Guard:
+    """A condition the interpreter could not decide, under which a node was
+    created: the node exists only when ``test`` evaluates to ``branch``.
+
+    ``value`` is the abstract value of the test, ``site`` where the test is
+    (with the call chain that reached it: a guard in a helper has a longer
+    chain than the kernel's own code), ``loops`` the loop ids around the
+    test (outermost first)."""
+
+    test: ast.AST
+    value: Value
+    branch: bool
+    site: Site
+    loops: tuple[str, ...] = ()
+
+    @property
+    def in_helper(self) -> bool:
+        """The test is in a helper reached from the kernel, not in the kernel itself."""
+        return bool(self.site.chain)
+
+
 def dim_json(v: Value | None) -> Any:
     if v is None:
         return None
@@ -70,6 +92,7 @@ class KernelGraph:
         self.truncated = False  # the interpreter hit its budget
         self.helpers: list[str] = []
         self.conditional_depth = 0  # > 0 while interpreting an undecided branch
+        self.guard_stack: list[Guard] = []  # the undecided conditions being interpreted
         # Indexes derived from the finished graph (loop nests, ...), built by
         # the modules that own them and dropped with the graph.
         self.memo: dict[str, Any] = {}
@@ -84,6 +107,8 @@ class KernelGraph:
         # `conditional`: created under an if/else (or if-expression) whose
         # condition the interpreter could not decide, so it may never run.
         attrs.setdefault("conditional", self.conditional_depth > 0)
+        # `guards`: those conditions themselves, outermost first.
+        attrs.setdefault("guards", tuple(self.guard_stack))
         self.g.add_node(node_id, kind=kind, site=site, loops=loops, **attrs)
         if loops:
             self.g.add_edge(node_id, loops[-1], kind="in_loop")

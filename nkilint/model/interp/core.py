@@ -19,7 +19,7 @@ import ast
 
 from .. import api_semantics as api
 from ..bindings import Gen, canonicalize
-from ..graph import KernelGraph, Site, bytes_per_partition
+from ..graph import Guard, KernelGraph, Site, bytes_per_partition
 from .calls import CallsMixin
 from .exprs import ExpressionsMixin
 from .facts import FactsMixin
@@ -390,7 +390,7 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin):
             self.learn(stmt.test, frame, False)
             self.exec_block(stmt.orelse, frame)
             return
-        self._branches([(stmt.body, stmt.test, True), (stmt.orelse, stmt.test, False)], frame)
+        self._branches([(stmt.body, stmt.test, True), (stmt.orelse, stmt.test, False)], frame, test)
 
     def merge(self, a: Value, b: Value, name: str) -> Value:
         """Join two values after a branch. Two different tensors become one
@@ -429,7 +429,8 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin):
             sym.lo, sym.hi = lo, hi
         return final
 
-    def _branches(self, branches: list[tuple[list[ast.stmt], ast.AST | None, bool]], frame: Frame) -> None:
+    def _branches(self, branches: list[tuple[list[ast.stmt], ast.AST | None, bool]], frame: Frame,
+                  test_value: Value | None = None) -> None:
         """Run alternative blocks from the same state and join the results.
 
         Facts learnt inside a branch (its condition, its asserts) are undone
@@ -442,7 +443,7 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin):
         if self.graph is not None:
             self.graph.conditional_depth += 1
         try:
-            self._run_branches(branches, frame, before, outcomes, facts, returned)
+            self._run_branches(branches, frame, before, outcomes, facts, returned, test_value)
         finally:
             if self.graph is not None:
                 self.graph.conditional_depth -= 1
@@ -461,10 +462,11 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin):
             raise _Dead()
         self._merge_outcomes(outcomes, frame, returned)
 
-    def _run_branches(self, branches, frame: Frame, before, outcomes, facts, returned) -> None:
+    def _run_branches(self, branches, frame: Frame, before, outcomes, facts, returned, test_value=None) -> None:
         for body, test, polarity in branches:
             frame.vars = dict(before)
             mark = len(self.trail)
+            guarded = self.push_guard(test, test_value, polarity)
             try:
                 if test is not None:
                     self.learn(test, frame, polarity)
@@ -480,6 +482,19 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin):
                 self._undo(mark)
             except _Dead:
                 self._undo(mark)
+            finally:
+                if guarded:
+                    self.graph.guard_stack.pop()
+
+    def push_guard(self, test: ast.AST | None, value: Value | None, branch: bool) -> bool:
+        """Record that what follows runs only when ``test`` is ``branch``
+        (the caller pops ``graph.guard_stack`` when the branch ends)."""
+        if test is None or self.graph is None:
+            return False
+        self.graph.guard_stack.append(
+            Guard(test, value if value is not None else Unknown("condition"), branch, self.site(test), tuple(self.loops))
+        )
+        return True
 
     def _merge_outcomes(self, outcomes, frame: Frame, returned) -> None:
         merged = dict(outcomes[0])
