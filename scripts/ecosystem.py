@@ -16,6 +16,7 @@ live outside the project tree.
     python scripts/ecosystem.py run --root ../eco --write      # make the current findings the baseline
     python scripts/ecosystem.py precision [--root ../eco]      # precision over the judged findings
     python scripts/ecosystem.py unjudged --root ../eco         # current warnings/errors with no verdict
+    python scripts/ecosystem.py judge --root ../eco verdicts.tsv   # record verdicts (repo, rule, path:line, verdict, why)
 
 Repositories and their options are in ``ecosystem/repos.toml``::
 
@@ -200,6 +201,44 @@ def _precision_text(counts: Counter) -> str:
     return "; ".join(parts)
 
 
+def judge(eco_dir: Path, root: Path, verdicts_file: Path, judged: dict) -> int:
+    """Record verdicts given as lines ``repo<TAB>rule<TAB>path:line<TAB>verdict<TAB>why``
+    for every current finding of that rule on that line (each repository is
+    checked whole, as the baseline is, so the message hashes match)."""
+    wanted: dict[str, list[tuple[str, str, int, str, str]]] = defaultdict(list)
+    for raw in verdicts_file.read_text(encoding="utf-8").splitlines():
+        if not raw.strip() or raw.startswith("#"):
+            continue
+        repo_name, rule, where, verdict, why = (raw.split("\t") + [""] * 5)[:5]
+        path, _, line = where.rpartition(":")
+        if verdict not in VERDICTS or not line.isdigit():
+            raise SystemExit(f"bad verdict line: {raw!r}")
+        wanted[repo_name].append((rule, path, int(line), verdict, why))
+    repos = {r.name: r for r in load_repos(eco_dir)}
+    table = eco_dir / "judged.tsv"
+    if not table.exists():
+        table.write_text("\t".join(JUDGED_HEADER) + "\n", encoding="utf-8")
+    missing = 0
+    with table.open("a", encoding="utf-8") as fh:
+        for repo_name, items in sorted(wanted.items()):
+            if repo_name not in repos:
+                raise SystemExit(f"unknown repository {repo_name!r}")
+            current = check_repo(repos[repo_name], root / repo_name)
+            for rule, path, line, verdict, why in items:
+                matches = [f for f in current if (f["rule"], f["path"], f["line"]) == (rule, path, line)]
+                if not matches:
+                    print(f"no {rule} finding at {path}:{line} in {repo_name}", file=sys.stderr)
+                    missing += 1
+                for f in matches:
+                    key = finding_key(repo_name, f)
+                    if key in judged:
+                        continue
+                    judged[key] = (verdict, why)
+                    fh.write("\t".join([repo_name, rule, path, str(line), f["message_hash"], verdict,
+                                         why.replace("\t", " ")]) + "\n")
+    return 1 if missing else 0
+
+
 def fetch(eco_dir: Path, root: Path) -> None:
     root.mkdir(parents=True, exist_ok=True)
     for repo in load_repos(eco_dir):
@@ -219,6 +258,9 @@ def main(argv: list[str]) -> int:
         p.add_argument("--root", type=Path, required=True, help="folder holding one checkout per repository")
         if name == "run":
             p.add_argument("--write", action="store_true", help="write the current findings as the baseline")
+    p = sub.add_parser("judge", help="record verdicts (lines: repo, rule, path:line, verdict, why; tab-separated)")
+    p.add_argument("--root", type=Path, required=True)
+    p.add_argument("verdicts", type=Path)
     p = sub.add_parser("precision")
     p.add_argument("--root", type=Path, help="checkouts (default: the baseline's findings with the stored verdicts)")
     args = parser.parse_args(argv)
@@ -231,6 +273,8 @@ def main(argv: list[str]) -> int:
         results = current_findings(eco_dir, args.root) if args.root else load_baseline(eco_dir)
         print("\n".join(precision(results, judged)))
         return 0
+    if args.command == "judge":
+        return judge(eco_dir, args.root, args.verdicts, judged)
     results = current_findings(eco_dir, args.root)
     if args.command == "unjudged":
         for name, r in sorted(results.items()):
