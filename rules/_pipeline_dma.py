@@ -241,6 +241,39 @@ def fmt_bytes(n: float) -> str:
     return f"{n} B"
 
 
+def total_bytes_upper(graph: KernelGraph, t: "Transfer") -> float | None:
+    """The most bytes a transfer may move in all: the smaller of its two
+    sides' element bounds (both move the same elements; an on-chip side is
+    bounded by its tile when the view's size is not) times the element size,
+    4 bytes when the type is unknown."""
+    best = None
+    for s in (t.src, t.dst):
+        if s is None:
+            continue
+        # An on-chip view's size is bounded by its tile; an HBM view's is
+        # not bounded by its whole tensor (a one-row slice of a large
+        # output is still one row).
+        shapes = [s.shape]
+        if s.buffer in ON_CHIP:
+            shapes.append(graph.attrs(s.base_id).get("shape_v"))
+        for shape, dtype in ((shape, s.dtype) for shape in shapes):
+            if not shape:
+                continue
+            total = 1.0
+            for d in shape:
+                b = int_bounds(d)
+                if b is None or b[1] < 1:
+                    total = None
+                    break
+                total *= b[1]
+            if total is not None:
+                total *= itemsize(dtype) or MAX_ITEMSIZE
+                # Both sides move the same elements: the tighter bound holds.
+                best = total if best is None else min(best, total)
+                break
+    return best
+
+
 def exact(v: Value | None) -> int | None:
     return const_int(v) if v is not None else None
 

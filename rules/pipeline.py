@@ -16,7 +16,7 @@ import ast
 
 from nkilint.context import RuleContext
 from nkilint.findings import Level
-from nkilint.model.values import TupleV, int_binop
+from nkilint.model.values import TupleV, int_binop, int_bounds
 from nkilint.rule import Rule, invalid, valid
 from nkilint.versions import V0_3
 
@@ -24,7 +24,7 @@ from . import _pipeline_buffers as buffers
 from . import _pipeline_dma as dma
 from . import _pipeline_serial as serial
 from ._common import Reporter
-from ._pipeline_loops import INV, facts, runs_every_iteration, syms_of
+from ._pipeline_loops import INV, NON_LOOPS, facts, runs_every_iteration, syms_of
 from ._pipeline_ops import (
     dtype_of, is_compute, matmul_operands, onchip_free, slice_step_over_one, steps, walks,
 )
@@ -286,6 +286,8 @@ the other.
                 if len(loads) > 1:
                     continue
             if found is not None:
+                if _stall_hidden(graph, lf, acc, found):
+                    return None
                 return found
         return None
 
@@ -321,6 +323,51 @@ the other.
             hint=hint,
             kernel=kernel.name,
         )
+
+
+# Ops after which no DMA of the next trip can start early: the trips of a
+# loop that contains one cannot overlap whatever the buffering.
+def _is_barrier(api: str) -> bool:
+    return api.endswith("core_barrier") or api.startswith("nki.collectives.")
+
+
+def _stall_hidden(graph, lf, acc, found) -> bool:
+    """A single buffer that costs nothing: another iteration cannot start
+    early anyway (a barrier ends each trip), the buffer waits across a whole
+    inner sweep that does not touch it (the store or the reads of trip i
+    finish while trip i+1 runs that sweep), or the tile is tiny next to the
+    other transfers of the same iteration (a second buffer would not move
+    the time)."""
+    loop = found.loop
+    ops = lf.ops_in(loop.loop_id)
+    if any(_is_barrier(graph.attrs(op).get("api") or "") for op in ops):
+        return True
+    inside = set(ops)
+    touching = [op for op, _ in acc.touching(found.tensor_id) if op in inside]
+    if touching:
+        first, last = graph.seq(touching[0]), graph.seq(touching[-1])
+        for op in ops:
+            if first <= graph.seq(op) <= last:
+                continue  # the buffer is busy here: not part of the gap between two trips' uses
+            chain = tuple(graph.attrs(op).get("loops", ()))
+            nested = chain[chain.index(loop.loop_id) + 1:] if loop.loop_id in chain else ()
+            if any(lid in lf.loops and lf.loops[lid].kind not in NON_LOOPS and lf.loops[lid].may_repeat()
+                   for lid in nested):
+                return True
+    side = found.transfer.onchip
+    per = dma.bytes_per_partition(side) if side is not None else None
+    parts = dma.exact(dma.partitions(side)) if side is not None else None
+    if per is None or parts is None:
+        return False
+    tile_bytes = per[1] * parts
+    for t in acc.transfers:
+        if t.op_id == found.dma_op or t.op_id not in inside or t.onchip is None:
+            continue
+        other = dma.bytes_per_partition(t.onchip)
+        other_parts = dma.exact(dma.partitions(t.onchip))
+        if other is not None and other_parts is not None and other[0] * other_parts >= 16 * tile_bytes:
+            return True
+    return False
 
 
 class FixedAddressInLoop(Rule):
@@ -776,6 +823,31 @@ def _repeating_loop(model, graph, lf, op_id: str):
     return None
 
 
+# A DMA moving at most this much per partition carries one value per
+# partition (an index, a target, a scale), not a tile's data.
+METADATA_BYTES = 8
+
+
+def _largest_transfer_in(graph, lf, loop, transfers, exclude: str) -> float | None:
+    """The most bytes another DMA inside ``loop`` (nested loops included,
+    gathers and HBM-to-HBM copies too) may move: a chunk sized by a
+    parameter counts as large when the code allows it to be; a DMA that is
+    small per partition itself does not count."""
+    inside = set(lf.ops_in(loop.loop_id))
+    best = None
+    for other in transfers:
+        if other.op_id == exclude or other.op_id not in inside:
+            continue
+        side = other.onchip
+        per = dma.bytes_per_partition(side) if side is not None else None
+        if per is not None and per[1] < dma.MIN_BYTES:
+            continue  # itself a small DMA: it does not hide this one
+        total = dma.total_bytes_upper(graph, other)
+        if total is not None and (best is None or total > best):
+            best = total
+    return best
+
+
 def _indirect(graph, node_id: str) -> bool:
     """A gather/scatter access (an index tensor or vector offset)."""
     for _ in range(16):
@@ -814,7 +886,12 @@ Below 256 B per partition the finding is a warning, from 256 B to 2 KiB a
 note. When the element type is unknown the size is bounded with 4-byte
 elements. Gathers and scatters (index tensors) are left out: their row size
 is the data's. Loads that NKI303 reports (the same data every iteration) are
-left to it: hoisting them is the fix.
+left to it: hoisting them is the fix. A DMA of one value per partition (at
+most 8 B: an index, a target, a scale) next to a transfer of the same
+iteration that moves at least 16 times as much in all (and at least
+2 KiB) is only a note: the large transfers
+dominate the iteration, and the small one is usually inherent to the
+algorithm (it feeds an indirect DMA or scales the tile).
 
 **Fix:** coalesce: move the data of several iterations with one DMA (a
 larger free dimension, e.g. a whole row block of 512+ elements), then work
@@ -882,6 +959,28 @@ out of the loop into one transfer.
             """,
             title="one 4 KiB-per-partition transfer each way",
         ),
+        invalid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def scale_rows(a, scales):
+                out = nl.ndarray((1024, 2048), dtype=nl.float32, buffer=nl.shared_hbm)
+                for i in range(8):
+                    s = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                    nisa.dma_copy(dst=s, src=scales[i * 128:(i + 1) * 128, 0:1])
+                    t = nl.ndarray((128, 2048), dtype=nl.float32, buffer=nl.sbuf)
+                    nisa.dma_copy(dst=t, src=a[i * 128:(i + 1) * 128, :])
+                    nisa.tensor_scalar(dst=t, data=t, op0=nl.multiply, operand0=s)
+                    nisa.dma_copy(dst=out[i * 128:(i + 1) * 128, :], src=t)
+                return out
+            """,
+            lines=[10],
+            title="one scale per partition next to 8 KiB-per-partition rows: a note, not a warning",
+            level=Level.NOTE,
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:
@@ -890,7 +989,8 @@ out of the loop into one transfer.
         for kernel in model.kernels:
             graph = kernel.graph
             lf = facts(graph)
-            for t in dma.transfers(graph):
+            transfers = dma.transfers(graph)
+            for t in transfers:
                 if t.direction not in ("load", "store") or t.kind == "transpose":
                     continue
                 side, hbm = t.onchip, t.hbm
@@ -905,6 +1005,21 @@ out of the loop into one transfer.
                 if t.direction == "load" and _reload_loop(ctx, graph, lf, t) is not None:
                     continue  # NKI303 says to hoist it
                 severe = per[1] < dma.SEVERE_BYTES
+                metadata = None
+                parts_upper = dma.partitions(side)
+                parts_bound = int_bounds(parts_upper) if parts_upper is not None else None
+                if per[1] <= METADATA_BYTES:
+                    # An unknown partition count is still at most the
+                    # partitions the target has.
+                    most_parts = min(parts_bound[1] if parts_bound is not None else float("inf"),
+                                     ctx.target.partitions)
+                    larger = _largest_transfer_in(graph, lf, loop, transfers, t.op_id)
+                    if larger is not None and larger >= max(dma.MIN_BYTES, 16 * per[1] * most_parts):
+                        # One index, target or scale per partition next to much
+                        # larger transfers of the same iteration: inherent to
+                        # the algorithm, and the big DMAs dominate the time.
+                        metadata = larger
+                        severe = False
                 size = dma.fmt_bytes(per[1])
                 amount = size if per[0] == per[1] and per[2] else f"at most {size}"
                 parts = dma.exact(dma.partitions(side))
@@ -921,6 +1036,12 @@ out of the loop into one transfer.
                                 f"{rate} GB/s against ~{dma.FIXED_COST_NS} ns fixed cost per DMA")
                 band = ("below 256 B per partition a DMA is severely overhead-bound" if severe
                         else "below the recommended 2 KiB per partition (4 KiB saturates the DMA engines)")
+                if metadata is not None:
+                    larger = ("larger transfers" if metadata == float("inf")
+                              else f"transfers of up to {dma.fmt_bytes(metadata)}")
+                    band = (f"a per-partition value next to {larger} in the same iteration, which dominate; "
+                            "batch it with them only if the loop is hot")
+                    estimate = ""
                 direction = "load of" if t.direction == "load" else "store to"
                 reporter.at_site(
                     graph.attrs(t.op_id).get("site"),
