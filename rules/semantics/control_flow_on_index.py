@@ -6,11 +6,12 @@ import ast
 
 from nkilint.context import RuleContext
 from nkilint.findings import Level
+from nkilint.model.device import DeviceCode
+from nkilint.model.exprs import ExprFacts, short_text
+from nkilint.model.scopes import Scopes
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
-from .._semantics_checks import _truth_tested
-from .._semantics_facts import facts
 from ._messages import ERRORS_DOC
 
 
@@ -19,19 +20,25 @@ class ControlFlowOnIndex(Rule):
     name = "control-flow-on-index"
     family = "semantics"
     level = Level.ERROR
+    requires = (DeviceCode, Scopes, ExprFacts)
     summary = "Legacy: a condition depends on an nl.arange / nl.mgrid index expression"
     explanation = f"""
-In legacy NKI, `nl.arange` and `nl.mgrid` build *index expressions*: symbolic
-ranges the compiler turns into access patterns. They have no single value,
-so an `if`, `while` or conditional expression on them cannot be decided; the
-frontend raises `err_control_flow_condition_depending_on_arange`
-("Control-flow depending on `nl.arange` or `nl.mgrid` is not supported",
-{ERRORS_DOC}). Combining index conditions with `and` / `or` / `not` has the
-same problem (legacy known issue: "We do not support using `and` for
-masks", `general/nki/nki_known_issues.rst` @0521004c); that case is a
-warning, because Python evaluates it without the frontend noticing (an
-SDK test, `nki/test/test_nki_isa_nc_match_replace8.py`, passes such a
-mask) and the mask silently becomes one of the operands.
+Finds, in legacy kernels, `if`, `while` and conditional-expression
+conditions that depend on an `nl.arange` / `nl.mgrid` index expression, and
+index conditions combined with `and` / `or` / `not`.
+
+**Why on Trainium:** in legacy NKI, `nl.arange` and `nl.mgrid` build
+*index expressions*: symbolic ranges the compiler turns into access
+patterns. They have no single value, so a condition on them cannot be
+decided; the frontend raises
+`err_control_flow_condition_depending_on_arange` ("Control-flow depending
+on `nl.arange` or `nl.mgrid` is not supported", {ERRORS_DOC}). Combining
+index conditions with `and` / `or` / `not` has the same problem (legacy
+known issue: "We do not support using `and` for masks",
+`general/nki/nki_known_issues.rst` @0521004c); that case is a warning,
+because Python evaluates it without the frontend noticing (an SDK test,
+`nki/test/test_nki_isa_nc_match_replace8.py`, passes such a mask) and the
+mask silently becomes one of the operands.
 
 **Fix:** express the condition as a mask on the instruction
 (`nl.add(x[0, j], y[0, j], mask=j > 2048)`); combine masks with `&`, `|`
@@ -99,12 +106,12 @@ and `~`.
     )
 
     def check(self, ctx: RuleContext) -> None:
-        f = facts(ctx)
-        if not f.model.legacy:
+        if not ctx.model.legacy:
             return
+        scopes, exprs = ctx.analysis(Scopes), ctx.analysis(ExprFacts)
         reporter = Reporter(ctx)
-        for fn in f.device_functions():
-            for node in f.own_nodes(fn):
+        for fn in ctx.analysis(DeviceCode).functions:
+            for node in scopes.own_nodes(fn):
                 tests: list[tuple[ast.AST, str]] = []
                 if isinstance(node, (ast.If, ast.While)):
                     tests.append((node.test, "while" if isinstance(node, ast.While) else "if"))
@@ -113,24 +120,25 @@ and `~`.
                 for test, what in tests:
                     if isinstance(test, ast.BoolOp) or (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)):
                         continue
-                    if f.index_value(fn, test):
+                    if exprs.is_index(fn, test):
                         reporter.at(
                             test,
-                            f"`{what}` condition `{f.span_text(test)}` depends on an nl.arange / nl.mgrid index, which "
+                            f"`{what}` condition `{short_text(test)}` depends on an nl.arange / nl.mgrid index, which "
                             f"has no single value (err_control_flow_condition_depending_on_arange)",
                             hint="pass the condition as mask= to the instructions instead",
                         )
                 operands: list[tuple[ast.AST, str]] = []
                 if isinstance(node, ast.BoolOp):
-                    operands = [(v, "and" if isinstance(node.op, ast.And) else "or") for v in _truth_tested(f, node)]
+                    word = "and" if isinstance(node.op, ast.And) else "or"
+                    operands = [(v, word) for v in scopes.file.truth_tested(node)]
                 elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
                     operands = [(node.operand, "not")]
                 for operand, word in operands:
-                    if f.index_value(fn, operand):
+                    if exprs.is_index(fn, operand):
                         replacement = {"and": "&", "or": "|", "not": "~"}[word]
                         reporter.at(
                             operand,
-                            f"`{word}` takes the truth value of index expression `{f.span_text(operand)}` "
+                            f"`{word}` takes the truth value of index expression `{short_text(operand)}` "
                             f"(nl.arange / nl.mgrid), which has no single value: it does not combine the conditions "
                             f"element-wise (legacy known issue: `and` is not supported for masks)",
                             level=Level.WARNING,

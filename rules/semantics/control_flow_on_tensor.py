@@ -1,4 +1,4 @@
-"""NKI701 control-flow-on-tensor: an if/while condition is a tensor: tensor data is not known when the kernel is compiled."""
+"""NKI701 control-flow-on-tensor: an if/while condition is tensor data, unknown when the kernel is compiled."""
 
 from __future__ import annotations
 
@@ -6,12 +6,13 @@ import ast
 
 from nkilint.context import RuleContext
 from nkilint.findings import Level
+from nkilint.model.device import DeviceCode
+from nkilint.model.exprs import ExprFacts, Holds
+from nkilint.model.scopes import Scopes
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
-from .._semantics_checks import _describe, _dialect
-from .._semantics_facts import facts
-from ._messages import ERRORS_DOC
+from ._messages import ERRORS_DOC, describe, dialect
 
 
 class ControlFlowOnTensor(Rule):
@@ -19,17 +20,22 @@ class ControlFlowOnTensor(Rule):
     name = "control-flow-on-tensor"
     family = "semantics"
     level = Level.ERROR
+    requires = (DeviceCode, Scopes, ExprFacts)
     summary = "An if/while condition is a tensor: tensor data is not known when the kernel is compiled"
     explanation = f"""
-NKI resolves every `if`, `while` and conditional expression while it
-*specializes* the kernel, before anything runs on the device. At that time
-a tensor has a shape, a dtype and a buffer but no values, so a condition
-such as `if tile:` or `if nl.load(flag)[0, 0] > 0:` cannot be decided. The
-legacy frontend rejects it with `err_dynamic_control_flow_not_supported`
-("Dynamic control-flow depending on tensor value is currently not supported
-by NKI", {ERRORS_DOC}); the current compiler evaluates conditions at
-specialization time as well (`nki/get-started/nki-language-guide.rst`,
-"Tensor Values" note and "Control Flow").
+Finds `if`, `while`, conditional-expression and comprehension-filter
+conditions whose value is tensor data (`if tile:`,
+`if nl.load(flag)[0, 0] > 0:`).
+
+**Why on Trainium:** NKI resolves every condition while it *specializes*
+the kernel, before anything runs on the device. At that time a tensor has a
+shape, a dtype and a buffer but no values, so the condition cannot be
+decided. The legacy frontend rejects it with
+`err_dynamic_control_flow_not_supported` ("Dynamic control-flow depending
+on tensor value is currently not supported by NKI", {ERRORS_DOC}); the
+current compiler evaluates conditions at specialization time as well
+(`nki/get-started/nki-language-guide.rst`, "Tensor Values" note and
+"Control Flow").
 
 Levels: an error in legacy kernels (the documented frontend error). In a
 legacy kernel, a condition on a parameter that the kernel also uses as a
@@ -155,10 +161,11 @@ register with `nisa.register_load` and use a dynamic loop
     )
 
     def check(self, ctx: RuleContext) -> None:
-        f = facts(ctx)
+        legacy = ctx.model.legacy
+        scopes, exprs = ctx.analysis(Scopes), ctx.analysis(ExprFacts)
         reporter = Reporter(ctx)
-        for fn in f.device_functions():
-            for node in f.own_nodes(fn):
+        for fn in ctx.analysis(DeviceCode).functions:
+            for node in scopes.own_nodes(fn):
                 tests: list[tuple[ast.AST, str]] = []
                 if isinstance(node, (ast.If, ast.While)):
                     tests.append((node.test, "while" if isinstance(node, ast.While) else "if"))
@@ -170,11 +177,11 @@ register with `nisa.register_load` and use a dynamic loop
                     # `not t` / `a and t` are NKI702's; report the plain condition here.
                     if isinstance(test, (ast.BoolOp,)) or (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)):
                         continue
-                    kind = f.tensor_value(fn, test)
-                    if kind is None or (kind == "param" and not f.model.legacy):
+                    held = exprs.holds(fn, test)
+                    if held is None or (held is Holds.PARAM and not legacy):
                         continue
-                    desc = _describe(f, fn, test)
-                    if kind == "param":
+                    desc = describe(exprs, fn, test)
+                    if held is Holds.PARAM:
                         reporter.at(
                             test,
                             f"`{what}` tests kernel parameter {desc}, which the kernel uses as a tensor: when the caller "
@@ -184,17 +191,17 @@ register with `nisa.register_load` and use a dynamic loop
                             hint="test `is not None` (`!= None` from NKI 0.3) or pass a Python flag",
                         )
                         continue
-                    if f.model.legacy:
+                    if legacy:
                         message = (f"`{what}` condition {desc} is tensor data, which is not known when the kernel is "
                                    f"compiled; legacy NKI cannot branch on it (err_dynamic_control_flow_not_supported)")
                     else:
-                        message = (f"`{what}` condition {desc} is tensor data, which is not known when {_dialect(f)} "
-                                   f"specializes the kernel: the condition cannot test the data (it is rejected or "
-                                   f"constant)")
+                        message = (f"`{what}` condition {desc} is tensor data, which is not known when "
+                                   f"{dialect(ctx.model)} specializes the kernel: the condition cannot test the data "
+                                   f"(it is rejected or constant)")
                     reporter.at(
                         test,
                         message,
-                        level=Level.ERROR if f.model.legacy else Level.WARNING,
+                        level=Level.ERROR if legacy else Level.WARNING,
                         hint="branch on shapes or Python values; select data with nl.where / masks, or drive a "
                         "register loop (nisa.register_load + nl.while_loop)",
                     )

@@ -1,4 +1,4 @@
-"""NKI705 dynamic-loop-misuse: a dynamic loop (fori_loop, while_loop, dynamic_range, while reg) is used in a way the compiler rejects."""
+"""NKI705 dynamic-loop-misuse: a dynamic loop (fori_loop, while_loop, dynamic_range, while reg) used as the compiler rejects."""
 
 from __future__ import annotations
 
@@ -7,11 +7,13 @@ import ast
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model import query as q
+from nkilint.model.device import DeviceCode
+from nkilint.model.exprs import ExprFacts, short_text
+from nkilint.model.loops import nest_of
+from nkilint.model.scopes import Scope, Scopes, call_argument
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
-from .._semantics_checks import _call_arg, _dynamic_loop, _is_api, _own_statements_and_exprs
-from .._semantics_facts import FileFacts, facts
 
 
 class DynamicLoopMisuse(Rule):
@@ -19,14 +21,23 @@ class DynamicLoopMisuse(Rule):
     name = "dynamic-loop-misuse"
     family = "semantics"
     level = Level.ERROR
+    requires = (DeviceCode, Scopes, ExprFacts)
     summary = "A dynamic loop (fori_loop, while_loop, dynamic_range, while reg) is used in a way the compiler rejects"
     explanation = """
-Dynamic loops run on the device: the body is compiled once and a hardware
-loop instruction repeats it, with the induction variable held in a register
-(`VirtualRegister`). The NKI docs list what that rules out
-(`nki/migration/index.rst` "Rules for migrated loops", NKI 0.6;
-`nki/deep-dives/nki-dynamic-loops.rst`; the `fori_loop`, `while_loop` and
-`no_reorder` API pages; `nki-language-guide.rst` "Dynamic Control Flow"):
+Finds dynamic loops (`nl.fori_loop`, `nl.while_loop`, `nl.dynamic_range`,
+`while` on a register) used in a way the compiler rejects: writes to or
+Python arithmetic on the induction register, a `fori_loop` body that
+returns a value or a `while_loop` body that returns none, tensors created
+in a loop body and used after the loop, dynamic loops inside
+`with nl.no_reorder():`.
+
+**Why on Trainium:** dynamic loops run on the device: the body is compiled
+once and a hardware loop instruction repeats it, with the induction
+variable held in a register (`VirtualRegister`). The NKI docs list what
+that rules out (`nki/migration/index.rst` "Rules for migrated loops", NKI
+0.6; `nki/deep-dives/nki-dynamic-loops.rst`; the `fori_loop`, `while_loop`
+and `no_reorder` API pages; `nki-language-guide.rst` "Dynamic Control
+Flow"):
 
 * the induction variable is frozen: `nisa.register_move` /
   `nisa.register_load` into it is an error, and it is not a Python number —
@@ -166,17 +177,17 @@ the loop.
     )
 
     def check(self, ctx: RuleContext) -> None:
-        f = facts(ctx)
-        if f.model.legacy:
+        if ctx.model.legacy:
             return  # register loops are NKI 0.2+
+        scopes, exprs = ctx.analysis(Scopes), ctx.analysis(ExprFacts)
         reporter = Reporter(ctx)
-        for fn in f.device_functions():
-            scope = f.scope(fn)
-            for node in f.own_nodes(fn):
-                if isinstance(node, ast.With) and any(_is_api(f, item.context_expr, "nki.language.no_reorder")
+        for fn in ctx.analysis(DeviceCode).functions:
+            scope = scopes.of(fn)
+            for node in scopes.own_nodes(fn):
+                if isinstance(node, ast.With) and any(_is_api(ctx, item.context_expr, "nki.language.no_reorder")
                                                        for item in node.items):
-                    for inner in _own_statements_and_exprs(f, node.body):
-                        what = _dynamic_loop(f, inner)
+                    for inner in scopes.file.block_nodes(node.body):
+                        what = _dynamic_loop(ctx, exprs, inner)
                         if what:
                             where = inner.iter if isinstance(inner, ast.For) else (
                                 inner.test if isinstance(inner, ast.While) else inner)
@@ -186,28 +197,29 @@ the loop.
                                 f"block",
                                 hint="put the no_reorder block inside the loop body",
                             )
-                if isinstance(node, ast.Call) and (_is_api(f, node.func, "nki.language.fori_loop")
-                                                   or _is_api(f, node.func, "nki.language.while_loop")):
-                    self._check_body_call(f, fn, scope, node, reporter)
-                if isinstance(node, ast.For) and f.loop_kind(node) == "dynamic_range" and isinstance(node.target, ast.Name):
-                    self._check_induction(f, node.target.id, node.body, reporter, "nl.dynamic_range")
-        self._check_escaping_tensors(f, reporter)
+                if isinstance(node, ast.Call) and (_is_api(ctx, node.func, "nki.language.fori_loop")
+                                                   or _is_api(ctx, node.func, "nki.language.while_loop")):
+                    self._check_body_call(ctx, scope, node, reporter)
+                if isinstance(node, ast.For) and exprs.loop_kind(node) == "dynamic_range" \
+                        and isinstance(node.target, ast.Name):
+                    self._check_induction(ctx, node.target.id, node.body, reporter, "nl.dynamic_range")
+        self._check_escaping_tensors(ctx, reporter)
 
     @staticmethod
-    def _check_escaping_tensors(f: FileFacts, reporter: Reporter) -> None:
+    def _check_escaping_tensors(ctx: RuleContext, reporter: Reporter) -> None:
         """Tensors created in a fori_loop body and used after the loop."""
-        for kernel, graph in f.model.graphs():
+        for kernel, graph in ctx.model.graphs():
+            nest = nest_of(graph)
             for tensor_id, data in graph.tensors():
-                body_loops = [l for l in data.get("loops", ()) if graph.attrs(l).get("loop_kind") == "fori_loop"]
+                body_loops = [l for l in data.get("loops", ()) if nest.loop(l).kind == "fori_loop"]
                 if not body_loops or data.get("origin") != "alloc":
                     continue
-                loop_id = body_loops[-1]
+                loop = nest.loop(body_loops[-1])
                 for op_id in graph.ops_reading(tensor_id) + graph.ops_writing(tensor_id):
                     op = graph.attrs(op_id)
-                    if loop_id in op.get("loops", ()):
+                    if nest.inside(op_id, loop.id):
                         continue
-                    loop_site = graph.attrs(loop_id).get("site")
-                    line = f" (line {loop_site.line})" if loop_site is not None else ""
+                    line = f" (line {loop.site.line})" if loop.site is not None else ""
                     reporter.at_site(
                         op.get("site"),
                         f"tensor `{q.tensor_name(data)}` is created inside the body of the nl.fori_loop{line} and used "
@@ -216,20 +228,19 @@ the loop.
                         kernel=kernel.name,
                     )
 
-    def _check_body_call(self, f: FileFacts, fn, scope, call: ast.Call, reporter: Reporter) -> None:
-        is_fori = _is_api(f, call.func, "nki.language.fori_loop")
-        body_arg = _call_arg(call, 2 if is_fori else 1, "body_fun")
+    def _check_body_call(self, ctx: RuleContext, scope: Scope, call: ast.Call, reporter: Reporter) -> None:
+        """The body function of an nl.fori_loop / nl.while_loop call: what it
+        returns, and what it does with its induction register."""
+        is_fori = _is_api(ctx, call.func, "nki.language.fori_loop")
+        body_arg = call_argument(call, 2 if is_fori else 1, "body_fun")
         if not isinstance(body_arg, ast.Name):
             return
-        owner = scope.owner(body_arg.id)
-        if owner is None:
-            return
-        defs = [b.node for b in owner.bindings.get(body_arg.id, [])]
+        defs = [d.node for d in scope.definitions(body_arg.id)]
         if len(defs) != 1 or not isinstance(defs[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
             return
         body = defs[0]
         api = "nl.fori_loop" if is_fori else "nl.while_loop"
-        returns = [n for n in f.own_nodes(body) if isinstance(n, ast.Return)]
+        returns = [n for n in ctx.analysis(Scopes).own_nodes(body) if isinstance(n, ast.Return)]
         valued = [r for r in returns if r.value is not None and not (isinstance(r.value, ast.Constant) and r.value.value is None)]
         if is_fori:
             for r in valued:
@@ -248,19 +259,20 @@ the loop.
             )
         args = body.args.posonlyargs + body.args.args
         if args:
-            self._check_induction(f, args[0].arg, body.body, reporter, api, frozen=is_fori)
+            self._check_induction(ctx, args[0].arg, body.body, reporter, api, frozen=is_fori)
 
-    def _check_induction(self, f: FileFacts, name: str, body: list[ast.stmt], reporter: Reporter, api: str,
+    def _check_induction(self, ctx: RuleContext, name: str, body: list[ast.stmt], reporter: Reporter, api: str,
                          frozen: bool = True) -> None:
-        for node in _own_statements_and_exprs(f, body):
-            if frozen and isinstance(node, ast.Call) and (_is_api(f, node.func, "nki.isa.register_move")
-                                               or _is_api(f, node.func, "nki.isa.register_load")):
-                dst = _call_arg(node, 0, "dst")
+        """Uses of the induction register ``name`` in a loop body."""
+        for node in ctx.analysis(Scopes).file.block_nodes(body):
+            if frozen and isinstance(node, ast.Call) and (_is_api(ctx, node.func, "nki.isa.register_move")
+                                                          or _is_api(ctx, node.func, "nki.isa.register_load")):
+                dst = call_argument(node, 0, "dst")
                 if isinstance(dst, ast.Name) and dst.id == name:
                     reporter.at(
                         node,
                         f"the induction register `{name}` of {api} is frozen; writing it with "
-                        f"{f.span_text(node.func)} is an error",
+                        f"{short_text(node.func)} is an error",
                         hint="use a separate register or an SBUF tensor for loop state",
                     )
             elif frozen and isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
@@ -280,7 +292,7 @@ the loop.
                     reporter.at(
                         node,
                         f"{what} on the induction variable `{name}` of {api}: it is a register whose value exists only "
-                        f"on the device (`{f.span_text(node)}`)",
+                        f"on the device (`{short_text(node)}`)",
                         hint="read the register through .ap(..., scalar_offset=...) instead of computing with it",
                     )
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("int", "range", "float"):
@@ -291,4 +303,25 @@ the loop.
                         f"exists only on the device",
                         hint="read the register through .ap(..., scalar_offset=...)",
                     )
+
+
+def _is_api(ctx: RuleContext, expr: ast.AST, name: str) -> bool:
+    """``expr`` (or the callee of a call) is the NKI API ``name``."""
+    target = expr.func if isinstance(expr, ast.Call) else expr
+    qual = ctx.model.bindings.resolve_nki(target)
+    return qual is not None and qual.name == name
+
+
+def _dynamic_loop(ctx: RuleContext, exprs: ExprFacts, node: ast.AST) -> str | None:
+    """A description of a dynamic loop construct, or None."""
+    if isinstance(node, ast.Call):
+        if _is_api(ctx, node.func, "nki.language.fori_loop"):
+            return "nl.fori_loop"
+        if _is_api(ctx, node.func, "nki.language.while_loop"):
+            return "nl.while_loop"
+    if isinstance(node, ast.For) and exprs.loop_kind(node) == "dynamic_range":
+        return "a `for ... in nl.dynamic_range(...)` loop"
+    if isinstance(node, ast.While) and any(data.get("register_bound") for data in q.loops_at(ctx.model, node)):
+        return f"a `while {ast.unparse(node.test)}:` register loop"
+    return None
 

@@ -6,12 +6,13 @@ import ast
 
 from nkilint.context import RuleContext
 from nkilint.findings import Level
+from nkilint.model.device import DeviceCode
+from nkilint.model.exprs import ExprFacts, Holds
+from nkilint.model.scopes import Scopes
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
-from .._semantics_checks import _describe, _truth_tested
-from .._semantics_facts import facts
-from ._messages import ERRORS_DOC
+from ._messages import ERRORS_DOC, describe
 
 
 class AmbiguousTensorTruth(Rule):
@@ -19,22 +20,26 @@ class AmbiguousTensorTruth(Rule):
     name = "tensor-truth-value"
     family = "semantics"
     level = Level.ERROR
+    requires = (DeviceCode, Scopes, ExprFacts)
     summary = "`and`, `or`, `not` or `bool()` applied to a tensor"
     explanation = f"""
-Python's `and`, `or`, `not` and `bool()` need one truth value, but a
-tensor holds many values, and none of them is known while the kernel is
-compiled. The legacy frontend raises `err_ambiguous_tensor_truth_value`
-("Cannot evaluate truth value of a multi-element tensor/array",
-{ERRORS_DOC}); legacy masks must be combined with `&`, never `and`
+Finds `and`, `or`, `not` and `bool()` applied to a tensor (`not (t > 0)`,
+`ta and tb`), where Python takes the tensor's truth value.
+
+**Why on Trainium:** these operators need one truth value, but a tensor
+holds many values, and none of them is known while the kernel is compiled.
+The legacy frontend raises `err_ambiguous_tensor_truth_value` ("Cannot
+evaluate truth value of a multi-element tensor/array", {ERRORS_DOC});
+legacy masks must be combined with `&`, never `and`
 (`general/nki/nki_known_issues.rst` @0521004c).
+
+Levels follow NKI701: an error in legacy kernels, a warning in `nki.*`
+kernels (where the truth value is at best constant).
 
 **Fix:** use the element-wise operators: `~t` (or `nl.logical_not`)
 instead of `not t`, `a & b` / `a | b` (or `nl.logical_and` /
 `nl.logical_or`) instead of `and` / `or`; test optional tensors with
 `is not None` (`!= None` from NKI 0.3).
-
-Levels follow NKI701: an error in legacy kernels, a warning in `nki.*`
-kernels (where the truth value is at best constant).
 """
     references = (
         f"{ERRORS_DOC} (err_ambiguous_tensor_truth_value)",
@@ -98,14 +103,15 @@ kernels (where the truth value is at best constant).
     )
 
     def check(self, ctx: RuleContext) -> None:
-        f = facts(ctx)
+        legacy = ctx.model.legacy
+        scopes, exprs = ctx.analysis(Scopes), ctx.analysis(ExprFacts)
         reporter = Reporter(ctx)
-        for fn in f.device_functions():
-            for node in f.own_nodes(fn):
+        for fn in ctx.analysis(DeviceCode).functions:
+            for node in scopes.own_nodes(fn):
                 operands: list[tuple[ast.AST, str]] = []
                 if isinstance(node, ast.BoolOp):
                     word = "and" if isinstance(node.op, ast.And) else "or"
-                    operands = [(v, word) for v in _truth_tested(f, node)]
+                    operands = [(v, word) for v in scopes.file.truth_tested(node)]
                 elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
                     operands = [(node.operand, "not")]
                 elif (
@@ -114,12 +120,12 @@ kernels (where the truth value is at best constant).
                 ):
                     operands = [(node.args[0], "bool()")]
                 for operand, word in operands:
-                    kind = f.tensor_value(fn, operand)
-                    if kind is None or (kind == "param" and not f.model.legacy):
+                    held = exprs.holds(fn, operand)
+                    if held is None or (held is Holds.PARAM and not legacy):
                         continue
-                    desc = _describe(f, fn, operand)
+                    desc = describe(exprs, fn, operand)
                     replacement = {"and": "&", "or": "|", "not": "~"}.get(word, "an explicit comparison")
-                    if kind == "param":
+                    if held is Holds.PARAM:
                         reporter.at(
                             operand,
                             f"`{word}` takes the truth value of kernel parameter {desc}, which the kernel uses as a "
@@ -132,9 +138,9 @@ kernels (where the truth value is at best constant).
                         operand,
                         f"`{word}` takes the truth value of tensor {desc}; a tensor has many values and none is known "
                         f"when the kernel is compiled"
-                        + (" (err_ambiguous_tensor_truth_value)" if f.model.legacy else ": the result does not depend "
+                        + (" (err_ambiguous_tensor_truth_value)" if legacy else ": the result does not depend "
                            "on the data"),
-                        level=Level.ERROR if f.model.legacy else Level.WARNING,
+                        level=Level.ERROR if legacy else Level.WARNING,
                         hint=f"use the element-wise operator `{replacement}` (nl.logical_and / logical_or / logical_not)"
                         if word != "bool()" else "compare explicitly or use a specialization-time value",
                     )

@@ -1,4 +1,4 @@
-"""NKI704 while-loop-entry-condition: legacy: a while loop tests a runtime value before its first iteration (only do-while is supported)."""
+"""NKI704 while-loop-entry-condition: legacy: a while loop tests a runtime value before its first iteration."""
 
 from __future__ import annotations
 
@@ -6,11 +6,12 @@ import ast
 
 from nkilint.context import RuleContext
 from nkilint.findings import Level
+from nkilint.model.device import DeviceCode
+from nkilint.model.exprs import ExprFacts, short_text
+from nkilint.model.scopes import Scope, Scopes
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
-from .._semantics_checks import _inside, _reads_tensor
-from .._semantics_facts import FileFacts, facts
 from ._messages import ERRORS_DOC
 
 
@@ -19,13 +20,17 @@ class WhileLoopEntryCondition(Rule):
     name = "while-loop-entry-condition"
     family = "semantics"
     level = Level.ERROR
+    requires = (DeviceCode, Scopes, ExprFacts)
     summary = "Legacy: a while loop tests a runtime value before its first iteration (only do-while is supported)"
     explanation = f"""
-The legacy NKI compiler lowers a `while` loop on a runtime value to a
-device loop that always runs its first iteration and tests the condition
-at the end of each iteration (do-while). A loop whose condition is a
-runtime value *before* the first iteration — `while a_scalar < 10:` where
-`a_scalar` was computed from a loaded tile — is rejected with
+Finds, in legacy kernels, a `while` loop whose condition is a runtime value
+already before its first iteration: `while a_scalar < 10:` where
+`a_scalar` was computed from a loaded tile.
+
+**Why on Trainium:** the legacy NKI compiler lowers a `while` loop on a
+runtime value to a device loop that always runs its first iteration and
+tests the condition at the end of each iteration (do-while). A loop that
+needs the condition before the first iteration is rejected with
 `err_while_loop_requires_unconditional_entry` ("Traditional while loops
 are not supported - use do-while pattern instead", {ERRORS_DOC}).
 
@@ -86,39 +91,42 @@ register.)
     )
 
     def check(self, ctx: RuleContext) -> None:
-        f = facts(ctx)
-        if not f.model.legacy:
+        if not ctx.model.legacy:
             return
+        scopes, exprs = ctx.analysis(Scopes), ctx.analysis(ExprFacts)
         reporter = Reporter(ctx)
-        for fn in f.device_functions():
-            scope = f.scope(fn)
-            for node in f.own_nodes(fn):
-                if not isinstance(node, ast.While) or f.tensor_value(fn, node.test):
+        for fn in ctx.analysis(DeviceCode).functions:
+            scope = scopes.of(fn)
+            for node in scopes.own_nodes(fn):
+                if not isinstance(node, ast.While) or exprs.holds(fn, node.test):
                     continue  # a tensor condition is NKI701's
-                culprit = self._runtime_at_entry(f, fn, scope, node)
+                culprit = self._runtime_at_entry(scopes, exprs, fn, scope, node)
                 if culprit is None:
                     continue
                 reporter.at(
                     node.test,
-                    f"`while {f.span_text(node.test)}` tests a runtime value before the first iteration ({culprit}); "
+                    f"`while {short_text(node.test)}` tests a runtime value before the first iteration ({culprit}); "
                     f"legacy NKI only supports do-while loops (err_while_loop_requires_unconditional_entry)",
                     hint="enter the loop unconditionally (`cond = scalar(True)`) and update the condition at the "
                     "end of the body",
                 )
 
     @staticmethod
-    def _runtime_at_entry(f: FileFacts, fn: ast.AST, scope, loop: ast.While) -> str | None:
-        if _reads_tensor(f, fn, loop.test):
-            return f"`{f.span_text(loop.test)}` reads tensor data"
+    def _runtime_at_entry(scopes: Scopes, exprs: ExprFacts, fn: ast.AST, scope: Scope, loop: ast.While) -> str | None:
+        """What makes the condition a runtime value on entry: the test reads
+        tensor data, or a name it tests was last bound before the loop to an
+        expression that does."""
+        if exprs.reads_tensor(fn, loop.test):
+            return f"`{short_text(loop.test)}` reads tensor data"
         for name in {n.id for n in ast.walk(loop.test) if isinstance(n, ast.Name)}:
             binds = [
                 b for b in scope.bindings.get(name, [])
-                if getattr(b.node, "lineno", 0) < loop.lineno and not _inside(f, b.node, loop)
+                if getattr(b.node, "lineno", 0) < loop.lineno and not scopes.file.is_inside(b.node, loop)
             ]
             if not binds:
                 continue
             last = max(binds, key=lambda b: (b.node.lineno, b.node.col_offset))
-            if last.value is not None and _reads_tensor(f, fn, last.value):
-                return f"`{name}` = `{f.span_text(last.value)}` on line {last.node.lineno}"
+            if last.value is not None and exprs.reads_tensor(fn, last.value):
+                return f"`{name}` = `{short_text(last.value)}` on line {last.node.lineno}"
         return None
 
