@@ -1,4 +1,4 @@
-"""NKI721 decorated-subkernel-call: nKI 0.2: a kernel calls a function that is itself decorated with @nki.jit."""
+"""NKI721 decorated-subkernel-call: NKI 0.2: a kernel calls a function that is itself decorated with @nki.jit."""
 
 from __future__ import annotations
 
@@ -6,11 +6,13 @@ import ast
 
 from nkilint.context import RuleContext
 from nkilint.findings import Level
+from nkilint.model.device import DeviceCode
+from nkilint.model.scopes import Scopes
 from nkilint.rule import Rule, invalid, valid
+from nkilint.versions import V0_2
 
 from .._common import Reporter
-from .._semantics_checks import _decorated_kernel
-from .._semantics_facts import facts
+from ._kernels import decorated_kernel
 
 
 class DecoratedSubkernelCall(Rule):
@@ -18,15 +20,20 @@ class DecoratedSubkernelCall(Rule):
     name = "decorated-subkernel-call"
     family = "semantics"
     level = Level.ERROR
+    requires = (DeviceCode, Scopes)
     summary = "NKI 0.2: a kernel calls a function that is itself decorated with @nki.jit"
     explanation = """
-The NKI 0.2 compiler inlines sub-kernels: a function called from a kernel
-must be a plain (undecorated) function. Calling an `@nki.jit` function
-(even `@nki.jit(mode='trace')`, fine in NKI 0.1) from inside a kernel fails
-with an error about classes needing to inherit from `nl.NKIObject`; the
-migration guide's step "Remove nki.jit decorator on sub-kernels" covers it
-(`nki/migration/index.rst`, NKI 0.1 to 0.2). Legacy kernels may call
-decorated kernels (without an SPMD grid, see NKI720).
+Finds, when the target is NKI 0.2, calls from inside a kernel to a function
+that is itself decorated as a kernel (`@nki.jit`, also
+`@nki.jit(mode='trace')`).
+
+**Why on Trainium:** the NKI 0.2 compiler inlines sub-kernels: a function
+called from a kernel must be a plain (undecorated) function. Calling an
+`@nki.jit` function (even `@nki.jit(mode='trace')`, fine in NKI 0.1) from
+inside a kernel fails with an error about classes needing to inherit from
+`nl.NKIObject`; the migration guide's step "Remove nki.jit decorator on
+sub-kernels" covers it (`nki/migration/index.rst`, NKI 0.1 to 0.2). Legacy
+kernels may call decorated kernels (without an SPMD grid, see NKI720).
 
 The rule runs when the target is NKI 0.2 (`--nki-version 0.2`). The docs
 do not say that later versions lift the restriction, but aws-neuron/
@@ -86,21 +93,19 @@ also launched on its own, decorate at the host call site instead:
     )
 
     def check(self, ctx: RuleContext) -> None:
-        from nkilint.versions import V0_2
-
-        f = facts(ctx)
-        if f.model.legacy or f.model.version != V0_2:
+        if ctx.model.legacy or ctx.model.version != V0_2:
             return
+        scopes = ctx.analysis(Scopes)
         reporter = Reporter(ctx)
-        for fn in f.device_functions():
-            for node in f.own_nodes(fn):
+        for fn in ctx.analysis(DeviceCode).functions:
+            for node in scopes.own_nodes(fn):
                 if not isinstance(node, ast.Call):
                     continue
                 callee = node.func.value if isinstance(node.func, ast.Subscript) else node.func
-                found = _decorated_kernel(f, fn, callee)
+                found = decorated_kernel(ctx.model, scopes, fn, callee)
                 if found is None:
                     continue
-                funcv, deco = found
+                _, deco = found
                 reporter.at(
                     node,
                     f"`{callee.id}` is decorated with @{deco} and called from inside a kernel; the NKI 0.2 compiler "

@@ -1,4 +1,4 @@
-"""NKI706 immutable-parameter-written: legacy: a kernel writes one of its input parameters, which are immutable unless annotated nt.mutable_tensor."""
+"""NKI706 immutable-parameter-written: legacy: a kernel writes an input parameter not annotated nt.mutable_tensor."""
 
 from __future__ import annotations
 
@@ -6,11 +6,14 @@ import ast
 
 from nkilint.context import RuleContext
 from nkilint.findings import Level
+from nkilint.model import dataflow
+from nkilint.model.exprs import ExprFacts
+from nkilint.model.scopes import Scopes
+from nkilint.model.semantic import FileModel, Kernel
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
-from .._semantics_checks import _called_from_kernel, _experimental_flag, _is_mutable_annotation, _kernel_args, _root_kernels, _trace_mode, _writes
-from .._semantics_facts import facts
+from ._kernels import experimental_flag, is_mutable_annotation, kernel_args, root_kernels
 from ._messages import ERRORS_DOC
 
 
@@ -19,13 +22,17 @@ class ImmutableParameterWritten(Rule):
     name = "immutable-parameter-written"
     family = "semantics"
     level = Level.ERROR
+    requires = (Scopes, ExprFacts)
     summary = "Legacy: a kernel writes one of its input parameters, which are immutable unless annotated nt.mutable_tensor"
     explanation = f"""
-The parameters of a legacy top-level `nki.jit` kernel (one that returns
-its outputs, the calling convention since Neuron 2.20.1) are immutable by
-default;
-storing into one (`nl.store(in_tensor, ...)`, `in_tensor[...] = ...`, a
-DMA whose destination is a parameter) is rejected with
+Finds, in legacy top-level `nki.jit` kernels, stores into a kernel
+parameter that is not annotated `nt.mutable_tensor`
+(`nl.store(in_tensor, ...)`, `in_tensor[...] = ...`, a DMA whose
+destination is a parameter).
+
+**Why on Trainium:** the parameters of a legacy top-level `nki.jit` kernel
+(one that returns its outputs, the calling convention since Neuron 2.20.1)
+are immutable by default; storing into one is rejected with
 `err_cannot_update_immutable_parameter` ("Cannot update immutable
 parameter", {ERRORS_DOC}).
 
@@ -90,26 +97,27 @@ that.
     )
 
     def check(self, ctx: RuleContext) -> None:
-        f = facts(ctx)
-        if not f.model.legacy:
+        model = ctx.model
+        if not model.legacy:
             return  # NKI 0.2+ kernels may write arguments (the docs do)
+        scopes, exprs = ctx.analysis(Scopes), ctx.analysis(ExprFacts)
         reporter = Reporter(ctx)
-        for kernel, fn in _root_kernels(f):
+        for kernel, fn in root_kernels(model, scopes):
             # Older legacy entry points (nki.trace, baremetal, torch nki_jit) took outputs by reference; the
             # immutability rule is that of nki.jit kernels that return their outputs.
             if "nki.jit" not in kernel.how or not any(
-                isinstance(n, ast.Return) and n.value is not None for n in f.own_nodes(fn)
-            ) or _trace_mode(kernel.decorator) or _called_from_kernel(f, kernel) or _experimental_flag(
+                isinstance(n, ast.Return) and n.value is not None for n in scopes.own_nodes(fn)
+            ) or _trace_mode(kernel.decorator) or _called_from_kernel(model, kernel) or experimental_flag(
                 kernel.decorator, "enable-mutable-parameter"
             ):
                 continue
-            for arg in _kernel_args(fn):
-                if _is_mutable_annotation(f, arg.annotation):
+            for arg in kernel_args(fn):
+                if is_mutable_annotation(model.bindings, arg.annotation):
                     continue
-                for ref in f.param_tensors.get(id(arg), []):
+                for ref in exprs.param_tensors.get(id(arg), []):
                     if ref.kernel is not kernel:
                         continue
-                    for op_id in _writes(ref):
+                    for op_id in dataflow.stores(ref.graph, ref.node_id):
                         op = ref.graph.attrs(op_id)
                         api = str(op.get("api", "")).rpartition(".")[2]
                         what = "an assignment" if op.get("assignment") or op.get("augmented") else f"nl.{api}" \
@@ -122,4 +130,16 @@ that.
                             f"output",
                             kernel=kernel.name,
                         )
+
+
+def _trace_mode(decorator: ast.AST | None) -> bool:
+    """@nki.jit(mode='trace'): the legacy spelling of a sub-kernel."""
+    return isinstance(decorator, ast.Call) and any(
+        kw.arg == "mode" and isinstance(kw.value, ast.Constant) and kw.value.value == "trace"
+        for kw in decorator.keywords)
+
+
+def _called_from_kernel(model: FileModel, kernel: Kernel) -> bool:
+    """Another kernel of the file inlines this one (it is a sub-kernel there)."""
+    return any(other is not kernel and kernel.name in other.graph.helpers for other in model.kernels)
 

@@ -6,11 +6,11 @@ import ast
 
 from nkilint.context import RuleContext
 from nkilint.findings import Level
+from nkilint.model.scopes import Scopes
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
-from .._semantics_checks import _experimental_flag, _is_mutable_annotation, _kernel_args, _returned_names, _root_kernels
-from .._semantics_facts import facts
+from ._kernels import experimental_flag, is_mutable_annotation, kernel_args, returned_names, root_kernels
 from ._messages import ERRORS_DOC
 
 
@@ -19,14 +19,19 @@ class MutableParameterNotReturned(Rule):
     name = "mutable-parameter-not-returned"
     family = "semantics"
     level = Level.ERROR
+    requires = (Scopes,)
     summary = "Legacy: a kernel parameter annotated nt.mutable_tensor is not returned"
     explanation = f"""
-A legacy kernel parameter annotated `nt.mutable_tensor` is an output the
-kernel updates in place, and the frontend requires the kernel to return it:
-otherwise it raises `err_mutable_parameter_not_returned` ("A mutable kernel
-parameter must be returned by `return`", {ERRORS_DOC}). (NKI 0.3+ kernels
-may update a `nki.typing.mutable_tensor` in place without returning it;
-this rule only checks legacy kernels.)
+Finds, in legacy kernels, a parameter annotated `nt.mutable_tensor` that a
+return statement (or the whole kernel) does not return.
+
+**Why on Trainium:** a legacy kernel parameter annotated
+`nt.mutable_tensor` is an output the kernel updates in place, and the
+frontend requires the kernel to return it: otherwise it raises
+`err_mutable_parameter_not_returned` ("A mutable kernel parameter must be
+returned by `return`", {ERRORS_DOC}). (NKI 0.3+ kernels may update a
+`nki.typing.mutable_tensor` in place without returning it; this rule only
+checks legacy kernels.)
 
 **Fix:** add the parameter to the returned values
 (`return out_tensor, in_tensor`), or drop the annotation if the kernel does
@@ -70,15 +75,16 @@ not need to update it.
     )
 
     def check(self, ctx: RuleContext) -> None:
-        f = facts(ctx)
-        if not f.model.legacy:
+        model = ctx.model
+        if not model.legacy:
             return
+        scopes = ctx.analysis(Scopes)
         reporter = Reporter(ctx)
-        for kernel, fn in _root_kernels(f):
-            mutable = [a for a in _kernel_args(fn) if _is_mutable_annotation(f, a.annotation)]
-            if not mutable or _experimental_flag(kernel.decorator, "skip-mutable-return-check"):
+        for kernel, fn in root_kernels(model, scopes):
+            mutable = [a for a in kernel_args(fn) if is_mutable_annotation(model.bindings, a.annotation)]
+            if not mutable or experimental_flag(kernel.decorator, "skip-mutable-return-check"):
                 continue
-            returns = [n for n in f.own_nodes(fn) if isinstance(n, ast.Return)]
+            returns = [n for n in scopes.own_nodes(fn) if isinstance(n, ast.Return)]
             for arg in mutable:
                 if not returns:
                     reporter.at(
@@ -90,7 +96,7 @@ not need to update it.
                     )
                     continue
                 for ret in returns:
-                    if arg.arg not in _returned_names(ret):
+                    if arg.arg not in returned_names(ret):
                         reporter.at(
                             ret,
                             f"this return of `{kernel.name}` does not return mutable parameter `{arg.arg}`; legacy NKI "

@@ -6,11 +6,13 @@ import ast
 
 from nkilint.context import RuleContext
 from nkilint.findings import Level
+from nkilint.model.device import DeviceCode
+from nkilint.model.exprs import short_text
+from nkilint.model.scopes import Scopes
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
-from .._semantics_checks import _decorated_kernel
-from .._semantics_facts import facts
+from ._kernels import decorated_kernel
 from ._messages import ERRORS_DOC
 
 
@@ -19,14 +21,17 @@ class NestedSpmdKernelCall(Rule):
     name = "nested-spmd-kernel-call"
     family = "semantics"
     level = Level.ERROR
+    requires = (DeviceCode, Scopes)
     summary = "Legacy: a kernel calls another kernel with an SPMD grid (kernel[4, 4](...))"
     explanation = f"""
-A legacy kernel may call another traced kernel like a function
-(`kernel0(...)`), but not launch it over an SPMD grid: `kernel1[4, 4](...)`
-inside a kernel raises `err_nested_kernel_with_spmd_grid` ("Calling a NKI
-kernel with a SPMD grid from another NKI kernel is not supported",
-{ERRORS_DOC}). (From NKI 0.2 a kernel may not call a decorated kernel at
-all, see NKI721.)
+Finds, in legacy kernels, a call that launches another decorated kernel
+over an SPMD grid (`kernel1[4, 4](...)`) from inside a kernel.
+
+**Why on Trainium:** a legacy kernel may call another traced kernel like a
+function (`kernel0(...)`), but not launch it over an SPMD grid: that raises
+`err_nested_kernel_with_spmd_grid` ("Calling a NKI kernel with a SPMD grid
+from another NKI kernel is not supported", {ERRORS_DOC}). (From NKI 0.2 a
+kernel may not call a decorated kernel at all, see NKI721.)
 
 **Fix:** launch the grid from host code, or call the inner kernel without a
 grid and loop over the work (`for i in nl.affine_range(4)`) inside it,
@@ -74,21 +79,21 @@ passing the index it would have read from `nl.program_id`.
     )
 
     def check(self, ctx: RuleContext) -> None:
-        f = facts(ctx)
-        if not f.model.legacy:
+        if not ctx.model.legacy:
             return
+        scopes = ctx.analysis(Scopes)
         reporter = Reporter(ctx)
-        for fn in f.device_functions():
-            for node in f.own_nodes(fn):
+        for fn in ctx.analysis(DeviceCode).functions:
+            for node in scopes.own_nodes(fn):
                 if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Subscript):
                     continue
-                found = _decorated_kernel(f, fn, node.func.value)
+                found = decorated_kernel(ctx.model, scopes, fn, node.func.value)
                 if found is None:
                     continue
                 reporter.at(
                     node,
-                    f"kernel `{node.func.value.id}` is launched with SPMD grid [{f.span_text(node.func.slice)}] from inside "
-                    f"a kernel (err_nested_kernel_with_spmd_grid)",
+                    f"kernel `{node.func.value.id}` is launched with SPMD grid [{short_text(node.func.slice)}] from "
+                    f"inside a kernel (err_nested_kernel_with_spmd_grid)",
                     hint="launch the grid from host code, or call it without a grid inside a loop",
                 )
 

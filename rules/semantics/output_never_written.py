@@ -1,4 +1,4 @@
-"""NKI708 output-never-written: a kernel output (returned tensor or mutable parameter) is never written, or only in a loop that never runs."""
+"""NKI708 output-never-written: a kernel output is never written, or only in a loop that never runs."""
 
 from __future__ import annotations
 
@@ -6,12 +6,15 @@ import ast
 
 from nkilint.context import RuleContext
 from nkilint.findings import Level
+from nkilint.model import dataflow
 from nkilint.model import query as q
+from nkilint.model.api_semantics import READ_ONLY_PARAMS
+from nkilint.model.exprs import ExprFacts
+from nkilint.model.scopes import Scope, Scopes
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
-from .._semantics_checks import _READ_PARAMS, _is_mutable_annotation, _kernel_args, _returned_names, _root_kernels, _writes
-from .._semantics_facts import FileFacts, facts
+from ._kernels import is_mutable_annotation, kernel_args, returned_names, root_kernels
 from ._messages import ERRORS_DOC
 
 
@@ -20,16 +23,21 @@ class OutputNeverWritten(Rule):
     name = "output-never-written"
     family = "semantics"
     level = Level.ERROR
+    requires = (Scopes, ExprFacts)
     summary = "A kernel output (returned tensor or mutable parameter) is never written, or only in a loop that never runs"
     explanation = f"""
-Every output of a kernel must be written. The legacy frontend rejects a
-kernel whose output is never stored with `err_tensor_output_not_written_to`
-({ERRORS_DOC}); its most common cause is a dead loop whose trip count is 0,
-such as `nl.affine_range(M // N)` with `N > M`. The NKI 0.3+ compiler
-requires every `nt.mutable_tensor` parameter to have at least one store
-(NCC_IGCA090, quoted in aws-neuron/nki-library `core/router_topk`), and an
-unwritten returned tensor holds garbage (legacy known issue "Unwritten
-output tensor will have garbage data").
+Finds kernel outputs (returned tensors allocated in the kernel, and
+`nt.mutable_tensor` parameters) that are never written, or written only
+inside a loop whose trip count is 0.
+
+**Why on Trainium:** every output of a kernel must be written. The legacy
+frontend rejects a kernel whose output is never stored with
+`err_tensor_output_not_written_to` ({ERRORS_DOC}); its most common cause is
+a dead loop whose trip count is 0, such as `nl.affine_range(M // N)` with
+`N > M`. The NKI 0.3+ compiler requires every `nt.mutable_tensor` parameter
+to have at least one store (NCC_IGCA090, quoted in aws-neuron/nki-library
+`core/router_topk`), and an unwritten returned tensor holds garbage (legacy
+known issue "Unwritten output tensor will have garbage data").
 
 Levels: an error for legacy kernels and for mutable parameters; a warning
 for a returned tensor of an NKI 0.2+ kernel (garbage output). Outputs
@@ -118,20 +126,21 @@ path — or initialize it outside the loop.
     )
 
     def check(self, ctx: RuleContext) -> None:
-        f = facts(ctx)
+        model = ctx.model
+        scopes, exprs = ctx.analysis(Scopes), ctx.analysis(ExprFacts)
         reporter = Reporter(ctx)
-        legacy = f.model.legacy
-        for kernel, fn in _root_kernels(f):
+        legacy = model.legacy
+        for kernel, fn in root_kernels(model, scopes):
             if kernel.error or kernel.graph.truncated:
                 continue
-            scope = f.scope(fn)
+            scope = scopes.of(fn)
             # Returned tensors allocated in the kernel.
-            for ret in (n for n in f.own_nodes(fn) if isinstance(n, ast.Return)):
-                for name in sorted(_returned_names(ret)):
-                    if not f.is_tensor_name(fn, name) or self._escapes(f, fn, scope, name):
+            for ret in (n for n in scopes.own_nodes(fn) if isinstance(n, ast.Return)):
+                for name in sorted(returned_names(ret)):
+                    if not exprs.is_tensor_name(fn, name) or self._escapes(ctx, fn, scope, name):
                         continue
                     refs = [r for b in scope.bindings.get(name, []) if b.value is not None
-                            for r in f.produced_by(b.value) if r.kernel is kernel and r.data.get("kind") == "tensor"]
+                            for r in exprs.refs(b.value) if r.kernel is kernel and r.data.get("kind") == "tensor"]
                     if not refs or any(r.data.get("buffer") not in q.HBM or r.data.get("api", "").rpartition(".")[2]
                                        in ("zeros", "ones", "full", "zeros_like", "ones_like", "full_like")
                                        for r in refs):
@@ -149,10 +158,10 @@ path — or initialize it outside the loop.
                         kernel=kernel.name,
                     )
             # Mutable parameters.
-            for arg in _kernel_args(fn):
-                if not _is_mutable_annotation(f, arg.annotation) or self._escapes(f, fn, scope, arg.arg):
+            for arg in kernel_args(fn):
+                if not is_mutable_annotation(model.bindings, arg.annotation) or self._escapes(ctx, fn, scope, arg.arg):
                     continue
-                refs = [r for r in f.param_tensors.get(id(arg), []) if r.kernel is kernel]
+                refs = [r for r in exprs.param_tensors.get(id(arg), []) if r.kernel is kernel]
                 problem = self._problem(refs) if refs else "never written (not even used)"
                 if problem is None:
                     continue
@@ -175,10 +184,10 @@ path — or initialize it outside the loop.
                 for _, op_id, d in g.g.out_edges(nid, data=True):
                     if d.get("kind") == "reads":
                         op = g.attrs(op_id)
-                        if d.get("param") not in _READ_PARAMS or not str(op.get("api", "")).startswith(
+                        if d.get("param") not in READ_ONLY_PARAMS or not str(op.get("api", "")).startswith(
                                 ("nki.language.", "nki.isa.")):
                             return None  # an unmodelled use might write it
-            all_writes.extend((ref, op_id) for op_id in _writes(ref))
+            all_writes.extend((ref, op_id) for op_id in dataflow.stores(g, ref.node_id))
         if not all_writes:
             return "never written"
         dead = []
@@ -194,12 +203,14 @@ path — or initialize it outside the loop.
         return f"only written inside a loop that never runs (trip count 0{line})"
 
     @staticmethod
-    def _escapes(f: FileFacts, fn: ast.AST, scope, name: str) -> bool:
+    def _escapes(ctx: RuleContext, fn: ast.AST, scope: Scope, name: str) -> bool:
         """The tensor may be written where the model cannot see: passed to a
         non-NKI call, aliased, stored in a container, or used by a nested
         function."""
+        index = ctx.analysis(Scopes).file
+        bindings = ctx.model.bindings
         for load in scope.loads.get(name, []):
-            parent = f.parent(load)
+            parent = index.parent(load)
             # Climb through views (out[...], out.reshape(...)) to the use.
             node = load
             while isinstance(parent, (ast.Subscript, ast.Attribute)) and getattr(parent, "value", None) is node:
@@ -207,33 +218,33 @@ path — or initialize it outside the loop.
                     parent = None
                     break
                 node = parent
-                parent = f.parent(parent)
+                parent = index.parent(parent)
                 if isinstance(parent, ast.Call) and parent.func is node:
                     node = parent  # out.reshape(...) / out.ap(...)
-                    parent = f.parent(parent)
+                    parent = index.parent(parent)
             if parent is None:
                 continue
             # Anywhere inside the arguments of a call that is not an NKI API
             # (helper(out), tl.store(out + offsets, ...)).
             child = node
-            for anc in [parent, *f.ancestors(parent)]:
+            for anc in [parent, *index.ancestors(parent)]:
                 if isinstance(anc, ast.stmt):
                     break
                 if isinstance(anc, ast.Call) and anc.func is not child:
-                    qual = f.bindings.resolve_nki(anc.func)
+                    qual = bindings.resolve_nki(anc.func)
                     if (qual is None or not qual.name.startswith(("nki.language.", "nki.isa."))) and not (
                             isinstance(anc.func, ast.Name) and anc.func.id in ("len", "print", "isinstance")):
                         return True
                 child = anc
             if isinstance(parent, ast.keyword):
-                parent = f.parent(parent)
+                parent = index.parent(parent)
             if isinstance(parent, (ast.List, ast.Tuple, ast.Dict, ast.Set, ast.Starred)):
-                if not isinstance(f.parent(parent), ast.Return):
+                if not isinstance(index.parent(parent), ast.Return):
                     return True
             elif isinstance(parent, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and getattr(parent, "value", None) is node:
                 return True
         # Nested functions that mention it (closures the model may not run).
-        for sub in ast.walk(fn):
+        for sub in index.subtree(fn):
             if sub is not fn and isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(sub)):
                     return True

@@ -1,4 +1,4 @@
-"""NKI710 tensor-shadowed-in-block: legacy: a block rebinds an outer tensor's name instead of updating it with t[...] =."""
+"""NKI710 tensor-shadowed-in-block: legacy: a block rebinds an outer tensor's name instead of updating it in place."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ from nkilint.findings import Level
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
-from .._semantics_checks import _block_reports
-from .._semantics_facts import facts
+from ._blocks import LegacyBlockScopes
 from ._messages import ERRORS_DOC
 
 
@@ -17,9 +16,14 @@ class TensorShadowedInBlock(Rule):
     name = "tensor-shadowed-in-block"
     family = "semantics"
     level = Level.WARNING
+    requires = (LegacyBlockScopes,)
     summary = "Legacy: a block rebinds an outer tensor's name instead of updating it with t[...] ="
     explanation = f"""
-Inside an `if`/`else`/`for` block, legacy NKI treats
+Finds, in legacy kernels, an `if`/`else`/`for` block that rebinds the name
+of an outer tensor to a new tensor (`data = data + t`) instead of updating
+it (`data[...] = data + t`).
+
+**Why on Trainium:** inside such a block, legacy NKI treats
 `data = data + t` as a *new* tensor local to the block that shadows the
 outer `data`; the outer tensor is not updated. The frontend warns
 ("shadowing local tensor ... with a new object, use 'data[...] =' if you
@@ -69,11 +73,10 @@ is then an error (NKI709).
     )
 
     def check(self, ctx: RuleContext) -> None:
-        f = facts(ctx)
-        if not f.model.legacy:
+        if not ctx.model.legacy:
             return
         reporter = Reporter(ctx)
-        for fn, report in _block_reports(ctx):
+        for fn, report in ctx.analysis(LegacyBlockScopes).reports:
             for item in report.shadows:
                 reporter.at(
                     item.target,

@@ -7,8 +7,7 @@ from nkilint.findings import Level
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
-from .._semantics_checks import _block_reports
-from .._semantics_facts import facts
+from ._blocks import LegacyBlockScopes
 from ._messages import ERRORS_DOC
 
 
@@ -17,16 +16,20 @@ class TensorUsedOutOfScope(Rule):
     name = "tensor-used-out-of-scope"
     family = "semantics"
     level = Level.ERROR
+    requires = (LegacyBlockScopes,)
     summary = "Legacy: a tensor created inside an if/else/for block is used after the block"
     explanation = f"""
-Legacy NKI scopes tensors more strictly than Python: the `if`, `else`
-and `for` blocks it keeps as control flow open a scope, and a tensor
-created inside one may not be used after the block ends — even when both
-branches of an `if` create it. The frontend raises `err_local_variable_used_out_of_scope`
-("Local variable ... is referenced outside of its parent scope",
-{ERRORS_DOC}). The same happens when a loop rebinds an outer tensor
-(`data = data + t` inside the loop, see NKI710) and the kernel reads
-`data` after the loop.
+Finds, in legacy kernels, a tensor created inside an `if`, `else` or `for`
+block that the kernel reads after the block ends — even when both branches
+of an `if` create it.
+
+**Why on Trainium:** legacy NKI scopes tensors more strictly than Python:
+the `if`, `else` and `for` blocks it keeps as control flow open a scope,
+and a tensor created inside one may not be used after the block. The
+frontend raises `err_local_variable_used_out_of_scope` ("Local variable ...
+is referenced outside of its parent scope", {ERRORS_DOC}). The same happens
+when a loop rebinds an outer tensor (`data = data + t` inside the loop, see
+NKI710) and the kernel reads `data` after the loop.
 
 Scopes are the bodies of loops over `range`, `nl.affine_range` and
 `nl.sequential_range`, and of `if`/`else` whose condition depends on such a
@@ -37,9 +40,10 @@ scope — the SDK's reference flash-attention kernel binds tiles under
 `if use_dma_transpose ...` and uses them after. Loops over Python sequences
 and `nl.static_range` (unrolled while tracing) and `while` loops (the
 catalogue names if/else/for, and its own do-while example rebinds an outer
-tensor inside a `while`) are not treated as scopes either. (The NKI 0.2+ compiler follows Python scoping for static loops
-and branches; only tensors created in `fori_loop` / `while_loop` bodies stay
-local there, see NKI705.)
+tensor inside a `while`) are not treated as scopes either. (The NKI 0.2+
+compiler follows Python scoping for static loops and branches; only
+tensors created in `fori_loop` / `while_loop` bodies stay local there, see
+NKI705.)
 
 **Fix:** create the tensor before the block (`tmp = nl.ndarray(shape,
 dtype=...)`) and fill it inside with `tmp[...] = ...`.
@@ -106,11 +110,10 @@ dtype=...)`) and fill it inside with `tmp[...] = ...`.
     )
 
     def check(self, ctx: RuleContext) -> None:
-        f = facts(ctx)
-        if not f.model.legacy:
+        if not ctx.model.legacy:
             return
         reporter = Reporter(ctx)
-        for fn, report in _block_reports(ctx):
+        for fn, report in ctx.analysis(LegacyBlockScopes).reports:
             for item in report.out_of_scope:
                 d = item.binding
                 where = {"if": "`if` block", "else": "`else` block", "for": "`for` loop"}.get(
