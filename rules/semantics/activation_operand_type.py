@@ -1,15 +1,16 @@
-"""NKI724 activation-operand-type: nisa.activation scale/bias has the wrong dtype or is not a [partitions, 1] vector."""
+"""NKI724 activation-operand-type: nisa.activation scale/bias has the wrong dtype or is not a [N, 1] vector."""
 
 from __future__ import annotations
 
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model import query as q
+from nkilint.model.api_semantics import ACTIVATIONS
+from nkilint.model.dtypes import dtype_name
+from nkilint.model.values import Const, const_int
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
-from .._semantics_checks import _ACTIVATIONS
-from .._semantics_facts import facts
 from ._messages import ERRORS_DOC
 
 
@@ -20,8 +21,13 @@ class ActivationOperandType(Rule):
     level = Level.ERROR
     summary = "nisa.activation scale/bias has the wrong dtype or is not a [partitions, 1] vector"
     explanation = f"""
-ScalarE computes `op(data * scale + bias)` with one `scale` and one `bias`
-value per partition. So:
+Finds `nisa.activation` / `nisa.activation_reduce` calls whose `scale` or
+`bias` has a dtype the instruction does not take, or is not one value per
+partition (a scalar or a `[N, 1]` vector). Dtypes and shapes are checked
+where the model knows them.
+
+**Why on Trainium:** ScalarE computes `op(data * scale + bias)` with one
+`scale` and one `bias` value per partition. So:
 
 * `scale` is a compile-time scalar or a float32 `[N, 1]` vector:
   `err_activation_scale_invalid_type` ("Scale parameter ... must be a scalar
@@ -32,8 +38,6 @@ value per partition. So:
   (`err_activation_bias_invalid_type`); from NKI 0.2 any dtype except
   tfloat32, and a compile-time scalar only from NeuronCore-v3 — on trn1/inf2
   it must be a vector (`nisa.activation` page, "Data types" and "Layout").
-
-Dtypes and shapes are checked where the model knows them.
 
 **Fix:** keep scale vectors in float32 (`nl.ndarray((N, 1),
 dtype=nl.float32)`), reduce scale/bias to one value per partition
@@ -148,12 +152,9 @@ integer biases to a float type first.
     )
 
     def check(self, ctx: RuleContext) -> None:
-        from nkilint.model.values import Const, const_int
-
-        f = facts(ctx)
         reporter = Reporter(ctx)
-        legacy = f.model.legacy
-        for ref in q.ops(f.model, _ACTIVATIONS):
+        legacy = ctx.model.legacy
+        for ref in q.ops(ctx.model, ACTIVATIONS):
             site = ref.site
             if site is None:
                 continue
@@ -173,7 +174,7 @@ integer biases to a float type first.
                 if param not in operands:
                     continue
                 _, data = operands[param]
-                dtype = q.dtype_name(data)
+                dtype = dtype_name(data)
                 name = q.tensor_name(data)
                 if dtype is not None:
                     allowed = {"float32"} if param == "scale" else (

@@ -1,4 +1,4 @@
-"""NKI711 affine-range-write-conflict: iterations of an affine_range loop write the same location (legacy and NKI 0.2)."""
+"""NKI711 affine-range-write-conflict: iterations of an affine_range loop write the same location (legacy, NKI 0.2)."""
 
 from __future__ import annotations
 
@@ -6,12 +6,18 @@ import ast
 
 from nkilint.context import RuleContext
 from nkilint.findings import Level
+from nkilint.model import api_semantics as api
 from nkilint.model import query as q
+from nkilint.model.apitable import api_for, legacy_api
+from nkilint.model.exprs import ExprFacts, short_text
+from nkilint.model.graph import KernelGraph
+from nkilint.model.scopes import Scopes, call_argument
+from nkilint.model.values import TensorV
 from nkilint.rule import Rule, invalid, valid
+from nkilint.versions import V0_2
 
 from .._common import Reporter
-from .._semantics_checks import _MATMULS, _call_arg, _in_dead_loop, _indirect_destination, _loop_dependents, _written_expr
-from .._semantics_facts import facts
+from ._graph import in_dead_loop
 from ._messages import ERRORS_DOC
 
 
@@ -20,23 +26,28 @@ class AffineRangeWriteConflict(Rule):
     name = "affine-range-write-conflict"
     family = "semantics"
     level = Level.ERROR
+    requires = (Scopes, ExprFacts)
     summary = "Iterations of an affine_range loop write the same location (legacy and NKI 0.2)"
     explanation = f"""
-In legacy NKI and NKI 0.2, `nl.affine_range` declares a *parallel* loop:
-the compiler may run or pipeline its iterations in any order, so no two
-iterations may write the same location, except associative reductions
-(matmul accumulation into PSUM, `psum += nl.matmul(...)`; `acc[...] += x`;
-an instruction that reads and updates its destination; `nl.loop_reduce`).
-A write whose destination index does not depend on the
-loop variable, into a tensor created outside the loop, is rejected by the
+Finds, in legacy kernels and when the target is NKI 0.2, a write inside an
+`nl.affine_range` loop whose destination index does not depend on the loop
+variable, into a tensor created outside the loop: every iteration writes
+the same location.
+
+**Why on Trainium:** in legacy NKI and NKI 0.2, `nl.affine_range` declares
+a *parallel* loop: the compiler may run or pipeline its iterations in any
+order, so no two iterations may write the same location, except
+associative reductions (matmul accumulation into PSUM,
+`psum += nl.matmul(...)`; `acc[...] += x`; an instruction that reads and
+updates its destination; `nl.loop_reduce`). Such a write is rejected by the
 legacy frontend with `err_unexpected_output_dependencies` ({ERRORS_DOC};
 `nl.affine_range` API docs @0521004c and @337e6041).
 
 Levels: an error for legacy kernels when the loop provably runs at least
 twice (a warning when its trip count is unknown and might be 1); a warning
-(a race) for `nki.*` kernels when the target is NKI 0.2. From NKI 0.3 every static loop is
-unrolled in program order and this is no longer a hazard (the loop
-iterator is only deprecated, see the migration rules).
+(a race) for `nki.*` kernels when the target is NKI 0.2. From NKI 0.3 every
+static loop is unrolled in program order and this is no longer a hazard
+(the loop iterator is only deprecated, see the migration rules).
 
 **Fix:** index the destination with the loop variable (`a[i] = ...`), or
 allocate the tensor inside the loop; if the iterations really depend on
@@ -142,22 +153,20 @@ each other, use `nl.sequential_range` (legacy / 0.2) or `range`.
     )
 
     def check(self, ctx: RuleContext) -> None:
-        from nkilint.versions import V0_2
-
-        f = facts(ctx)
-        if f.model.legacy:
+        model = ctx.model
+        if model.legacy:
             level = Level.ERROR
-        elif f.model.version == V0_2:
+        elif model.version == V0_2:
             level = Level.WARNING
         else:
             return
+        scopes = ctx.analysis(Scopes)
         reporter = Reporter(ctx)
-        deps_cache: dict[int, set[str]] = {}
-        for kernel, graph in f.model.graphs():
+        for kernel, graph in model.graphs():
             for op_id, op in graph.ops():
                 loops = [l for l in op.get("loops", ()) if graph.attrs(l).get("loop_kind") == "affine_range"]
                 site = op.get("site")
-                if not loops or site is None or not f.model.in_this_file(site) or _in_dead_loop(graph, op["loops"]):
+                if not loops or site is None or not model.in_this_file(site) or in_dead_loop(graph, op["loops"]):
                     continue
                 for target, edge in graph.writes(op_id):
                     param = edge.get("param")
@@ -167,8 +176,8 @@ each other, use `nl.sequential_range` (legacy / 0.2) or `range`.
                     base = graph.attrs(base_id)
                     if self._accumulation(graph, op_id, op, base):
                         continue
-                    expr = _written_expr(f, op, param)
-                    if expr is None or _indirect_destination(f, graph, target, expr):
+                    expr = _written_expr(ctx, op, param)
+                    if expr is None or _indirect_destination(ctx, graph, target, expr):
                         continue
                     for loop_id in loops:
                         if loop_id in (base.get("loops") or ()):
@@ -177,14 +186,12 @@ each other, use `nl.sequential_range` (legacy / 0.2) or `range`.
                         loop_site = loop.get("site")
                         if loop_site is None or loop_site.chain != site.chain or not isinstance(loop_site.node, ast.For):
                             continue
-                        fn = f.enclosing_function(loop_site.node)
-                        if fn is None or f.enclosing_function(site.node) is not fn:
+                        fn = scopes.enclosing_function(loop_site.node)
+                        if fn is None or scopes.enclosing_function(site.node) is not fn:
                             continue
-                        deps = deps_cache.get(id(loop_site.node))
-                        if deps is None:
-                            deps = deps_cache[id(loop_site.node)] = _loop_dependents(f, loop_site.node)
+                        deps = scopes.file.loop_dependents(loop_site.node)
                         mentioned = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
-                        mask = _call_arg(op["call"], 99, "mask") if isinstance(op.get("call"), ast.Call) else None
+                        mask = call_argument(op["call"], 99, "mask") if isinstance(op.get("call"), ast.Call) else None
                         if mask is not None:
                             mentioned |= {n.id for n in ast.walk(mask) if isinstance(n, ast.Name)}
                         if mentioned & deps:
@@ -198,9 +205,9 @@ each other, use `nl.sequential_range` (legacy / 0.2) or `range`.
                         reporter.at_site(
                             site,
                             f"every iteration of `nl.affine_range` loop `{iterator}` (line {loop_site.line}) writes "
-                            f"`{f.span_text(expr)}` of `{name}`, the same location: affine_range iterations may run in "
+                            f"`{short_text(expr)}` of `{name}`, the same location: affine_range iterations may run in "
                             f"parallel and must write different locations"
-                            + (" (err_unexpected_output_dependencies)" if f.model.legacy else " (NKI 0.2: a race)")
+                            + (" (err_unexpected_output_dependencies)" if model.legacy else " (NKI 0.2: a race)")
                             + ("" if sure else "; it conflicts when the loop runs more than once (its trip count "
                                "is not known)"),
                             level=level if sure else Level.WARNING,
@@ -211,11 +218,12 @@ each other, use `nl.sequential_range` (legacy / 0.2) or `range`.
                         break
 
     @staticmethod
-    def _accumulation(graph, op_id: str, op: dict, base: dict) -> bool:
+    def _accumulation(graph: KernelGraph, op_id: str, op: dict, base: dict) -> bool:
         """An associative reduction, which affine_range allows: matmul
         accumulation into PSUM, `t[...] += x`, an instruction that reads and
         writes the same tensor (dst=acc, data1=acc), or nl.loop_reduce."""
-        if op.get("api") in _MATMULS and base.get("buffer") == "psum":
+        info = api.classify(op["api"]) if op.get("api") else None
+        if info is not None and info.kind == "matmul" and base.get("buffer") == "psum":
             return True
         if op.get("augmented") or str(op.get("api", "")).endswith("loop_reduce"):
             return True
@@ -228,4 +236,41 @@ each other, use `nl.sequential_range` (legacy / 0.2) or `range`.
             elif graph.base_tensor(src) == base_id:
                 return True  # read-modify-write of the destination
         return False
+
+
+def _indirect_destination(ctx: RuleContext, graph: KernelGraph, target: str, expr: ast.AST) -> bool:
+    """The destination is indexed by tensor data (an index tile), whose
+    values the model does not know: it may differ per iteration."""
+    data = graph.attrs(target)
+    if any(isinstance(x, TensorV) for x in data.get("index_v") or ()):
+        return True
+    fn = ctx.analysis(Scopes).enclosing_function(expr)
+    exprs = ctx.analysis(ExprFacts)
+    return fn is not None and any(
+        isinstance(sub, ast.Subscript) and any(
+            isinstance(n, ast.Name) and exprs.is_tensor_name(fn, n.id) for n in ast.walk(sub.slice))
+        for sub in ast.walk(expr))
+
+
+def _written_expr(ctx: RuleContext, op: dict, param: str | None) -> ast.AST | None:
+    """The source expression of an op's written operand (the assignment
+    target, or the argument passed for ``param``)."""
+    call = op.get("call")
+    if isinstance(call, ast.Assign):
+        return call.targets[0] if len(call.targets) == 1 else None
+    if isinstance(call, (ast.AugAssign, ast.AnnAssign)):
+        return call.target
+    if not isinstance(call, ast.Call) or not param:
+        return None
+    for kw in call.keywords:
+        if kw.arg == param:
+            return kw.value
+    table = legacy_api() if ctx.model.legacy else api_for(ctx.model.version)
+    sig = table.signature(op.get("api", "")) or legacy_api().signature(op.get("api", ""))
+    if sig is None or sig.params is None:
+        return None
+    for i, p in enumerate(sig.positional):
+        if p.name == param and i < len(call.args):
+            return call.args[i]
+    return None
 

@@ -1,14 +1,20 @@
-"""NKI725 allocated-kernel-restriction: legacy direct allocation: an activation without a bias tensor, or a transpose on TensorE."""
+"""NKI725 allocated-kernel-restriction: legacy direct allocation: an activation without bias, or a TensorE transpose."""
 
 from __future__ import annotations
 
+import ast
+
 from nkilint.context import RuleContext
 from nkilint.findings import Level
+from nkilint.model import query as q
+from nkilint.model.api_semantics import ACTIVATIONS
+from nkilint.model.graph import KernelGraph
+from nkilint.model.kernels import module_aliases, resolve_decorator
+from nkilint.model.semantic import FileModel, Kernel
+from nkilint.model.values import ApiRef, truth
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
-from .._semantics_checks import _ACTIVATIONS, _fully_allocated, _true, _vector_engine
-from .._semantics_facts import facts
 from ._messages import ERRORS_DOC
 
 
@@ -19,13 +25,16 @@ class AllocatedKernelRestriction(Rule):
     level = Level.ERROR
     summary = "Legacy direct allocation: an activation without a bias tensor, or a transpose on TensorE"
     explanation = f"""
-A legacy kernel that places its tensors itself (`buffer=ncc.sbuf.mod_alloc(...)`,
-`ncc.psum.alloc(...)`: "allocated NKI kernels",
-`general/nki/nki_direct_allocation_guide.rst` @0521004c) cannot rely on
-tensors the compiler would create for it. nkilint treats a kernel as
-allocated when every SBUF/PSUM allocation it makes is placed by hand and it
-is not decorated with `nki.compiler.enable_stack_allocator` or
-`force_auto_alloc`. The frontend rejects:
+Finds, in legacy kernels that place their tensors themselves, an
+activation without an explicit `bias` tensor and a transpose on TensorE.
+nkilint treats a kernel as allocated when every SBUF/PSUM allocation it
+makes is placed by hand (`buffer=ncc.sbuf.mod_alloc(...)`,
+`ncc.psum.alloc(...)`) and it is not decorated with
+`nki.compiler.enable_stack_allocator` or `force_auto_alloc`.
+
+**Why on Trainium:** such "allocated NKI kernels"
+(`general/nki/nki_direct_allocation_guide.rst` @0521004c) cannot rely on
+tensors the compiler would create for them. The frontend rejects:
 
 * an activation without an explicit `bias` tensor — `nisa.activation(...)`
   without `bias=`, or an `nl` function that maps to the activation
@@ -99,19 +108,18 @@ tensor) and pass it explicitly; transpose with your own identity matrix and
                        "erf", "sqrt", "rsqrt"}
 
     def check(self, ctx: RuleContext) -> None:
-        f = facts(ctx)
-        if not f.model.legacy:
+        if not ctx.model.legacy:
             return
         reporter = Reporter(ctx)
-        for kernel, graph in f.model.graphs():
-            if not _fully_allocated(f, kernel, graph):
+        for kernel, graph in ctx.model.graphs():
+            if not _fully_allocated(ctx.model, kernel, graph):
                 continue
             for op_id, op in graph.ops():
                 api = str(op.get("api") or "")
                 short = api.rpartition(".")[2]
                 params = op.get("params_v") or {}
                 problem = None
-                if api in _ACTIVATIONS and "bias" not in params:
+                if api in ACTIVATIONS and "bias" not in params:
                     problem = (f"nisa.{short} without a bias tensor in a kernel with explicit allocation "
                                f"(err_bias_tensor_must_be_specified_in_allocation)", "pass bias= an allocated [N, 1] tile")
                 elif api.startswith("nki.language.") and short in self._NL_ACTIVATIONS and not op.get("operator"):
@@ -130,4 +138,33 @@ tensor) and pass it explicitly; transpose with your own identity matrix and
                                "pass transpose_x=True with a pre-transposed x")
                 if problem is not None:
                     reporter.at_site(op.get("site"), problem[0], hint=problem[1], kernel=kernel.name)
+
+
+def _fully_allocated(model: FileModel, kernel: Kernel, graph: KernelGraph) -> bool:
+    """A direct-allocation kernel: every on-chip allocation is placed by
+    hand, and no decorator hands allocation back to the compiler."""
+    bindings = model.bindings
+    aliases = module_aliases(model.module.tree, bindings)
+    for deco in getattr(kernel.node, "decorator_list", []):
+        name = resolve_decorator(deco, bindings, aliases) or ""
+        qual = bindings.resolve(deco.func if isinstance(deco, ast.Call) else deco)
+        full = qual.name if qual is not None else name
+        if full.endswith(("enable_stack_allocator", "force_auto_alloc")):
+            return False
+    allocs = [d for _, d in graph.tensors() if d.get("origin") == "alloc" and d.get("buffer") in q.ON_CHIP]
+    return bool(allocs) and all(
+        type(d.get("address")).__name__ == "_Placement" and getattr(d.get("address"), "how", "") in ("alloc", "mod_alloc")
+        for d in allocs)
+
+
+def _vector_engine(value) -> bool:
+    """``engine=nisa.vector_engine`` (or ``vector``)."""
+    if isinstance(value, ApiRef):
+        return value.qual.name.rpartition(".")[2] in ("vector_engine", "vector")
+    return False
+
+
+def _true(value) -> bool:
+    """A parameter value the model knows to be true."""
+    return value is not None and truth(value) is True
 

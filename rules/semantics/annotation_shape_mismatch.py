@@ -7,11 +7,14 @@ import ast
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model import query as q
+from nkilint.model.device import DeviceCode
+from nkilint.model.exprs import ExprFacts, short_text
+from nkilint.model.scopes import Scopes
+from nkilint.model.values import const_int
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
-from .._semantics_checks import _const_dim, _trusted_shape
-from .._semantics_facts import facts
+from ._graph import trusted_shape
 from ._messages import ERRORS_DOC
 
 
@@ -20,13 +23,17 @@ class AnnotationShapeMismatch(Rule):
     name = "annotation-shape-mismatch"
     family = "semantics"
     level = Level.ERROR
+    requires = (DeviceCode, Scopes, ExprFacts)
     summary = "Legacy: `t: nt.tensor[...] = value` annotates a shape the value does not have"
     explanation = f"""
-Legacy NKI checks `target: nt.tensor[d0, d1, ...] = value` annotations:
-when the value's shape differs from the annotated one the frontend raises
+Finds, in legacy kernels, `target: nt.tensor[d0, d1, ...] = value`
+annotations whose shape differs from the value's. Dimensions are compared
+where both are known constants.
+
+**Why on Trainium:** legacy NKI checks these annotations: when the value's
+shape differs from the annotated one the frontend raises
 `err_annotation_shape_mismatch` ("Tensor shape and the annotated shape
-mismatch", {ERRORS_DOC}). Dimensions are compared where both are known
-constants.
+mismatch", {ERRORS_DOC}).
 
 **Fix:** correct the annotation, or the shape of the value (often a
 transposed or un-tiled allocation).
@@ -71,30 +78,28 @@ transposed or un-tiled allocation).
     )
 
     def check(self, ctx: RuleContext) -> None:
-        from nkilint.model.values import const_int
-
-        f = facts(ctx)
-        if not f.model.legacy:
+        model = ctx.model
+        if not model.legacy:
             return
+        scopes, exprs = ctx.analysis(Scopes), ctx.analysis(ExprFacts)
         reporter = Reporter(ctx)
-        env = f.model.module.env or {}
-        for fn in f.device_functions():
-            for node in f.own_nodes(fn):
+        env = model.module.env or {}
+        for fn in ctx.analysis(DeviceCode).functions:
+            for node in scopes.own_nodes(fn):
                 if not isinstance(node, ast.AnnAssign) or node.value is None:
                     continue
                 ann = node.annotation
                 if not isinstance(ann, ast.Subscript):
                     continue
-                qual = f.bindings.resolve_nki(ann.value)
+                qual = model.bindings.resolve_nki(ann.value)
                 if qual is None or qual.name not in ("nki.typing.tensor", "nki.typing.mutable_tensor"):
                     continue
                 dims_ast = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
                 expected = [_const_dim(d, env) for d in dims_ast]
-                for ref in f.produced_by(node.value):
-                    data = ref.data
-                    if not _trusted_shape(ref):
+                for ref in exprs.refs(node.value):
+                    if not trusted_shape(ref):
                         continue
-                    shape = data.get("shape_v")
+                    shape = ref.data.get("shape_v")
                     if shape is None:
                         continue
                     actual = [const_int(d) for d in shape]
@@ -103,12 +108,20 @@ transposed or un-tiled allocation).
                         a is not None and e is not None and a != e for a, e in zip(actual, expected)))
                     if not mismatch:
                         continue
-                    target = f.span_text(node.target)
                     reporter.at(
                         node,
-                        f"`{target}` is annotated nt.tensor[{', '.join(f.span_text(d) for d in dims_ast)}] but the value "
-                        f"has shape {q.fmt_shape(shape)} (err_annotation_shape_mismatch)",
+                        f"`{short_text(node.target)}` is annotated nt.tensor[{', '.join(short_text(d) for d in dims_ast)}] "
+                        f"but the value has shape {q.fmt_shape(shape)} (err_annotation_shape_mismatch)",
                         hint="fix the annotation or the shape of the value",
                     )
                     break
+
+
+def _const_dim(node: ast.AST, env: dict) -> int | None:
+    """An annotated dimension: a literal, or a module constant."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        return node.value
+    if isinstance(node, ast.Name) and node.id in env:
+        return const_int(env[node.id])
+    return None
 

@@ -6,10 +6,12 @@ import ast
 
 from nkilint.context import RuleContext
 from nkilint.findings import Level
+from nkilint.model.device import DeviceCode
+from nkilint.model.exprs import ExprFacts, short_text
+from nkilint.model.scopes import Scopes
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
-from .._semantics_facts import facts
 from ._messages import ERRORS_DOC
 
 
@@ -18,12 +20,16 @@ class AssignToIndexTensor(Rule):
     name = "assign-to-index-tensor"
     family = "semantics"
     level = Level.ERROR
+    requires = (DeviceCode, Scopes, ExprFacts)
     summary = "Legacy: item assignment into an nl.arange / nl.mgrid index (or mask) expression"
     explanation = f"""
-`nl.arange` / `nl.mgrid` values are index (or mask) expressions, not
-tiles: they have no storage, and `x[0, 5] = 1024` on one is rejected with
-`err_cannot_assign_to_index` ("'index' tensor does not support item
-assignment", {ERRORS_DOC}).
+Finds, in legacy kernels, item assignment into an `nl.arange` / `nl.mgrid`
+index (or mask) expression (`x[0, 5] = 1024`).
+
+**Why on Trainium:** `nl.arange` / `nl.mgrid` values are index (or mask)
+expressions, not tiles: they have no storage, and item assignment on one
+is rejected with `err_cannot_assign_to_index` ("'index' tensor does not
+support item assignment", {ERRORS_DOC}).
 
 **Fix:** materialize the index as a tile first with
 `nisa.iota(x, dtype=nl.uint32)`, then assign into the tile.
@@ -64,12 +70,12 @@ assignment", {ERRORS_DOC}).
     )
 
     def check(self, ctx: RuleContext) -> None:
-        f = facts(ctx)
-        if not f.model.legacy:
+        if not ctx.model.legacy:
             return
+        scopes, exprs = ctx.analysis(Scopes), ctx.analysis(ExprFacts)
         reporter = Reporter(ctx)
-        for fn in f.device_functions():
-            for node in f.own_nodes(fn):
+        for fn in ctx.analysis(DeviceCode).functions:
+            for node in scopes.own_nodes(fn):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
                     node, (ast.AugAssign, ast.AnnAssign)) else []
                 for t in targets:
@@ -78,12 +84,12 @@ assignment", {ERRORS_DOC}).
                     base = t.value
                     while isinstance(base, ast.Subscript):
                         base = base.value
-                    if isinstance(base, ast.Name) and f.is_index_name(fn, base.id):
-                        origin = f.index_origin(fn, base.id) or "index"
+                    if isinstance(base, ast.Name) and exprs.is_index_name(fn, base.id):
+                        origin = exprs.index_origin(fn, base.id) or "index"
                         reporter.at(
                             t,
                             f"`{base.id}` is an nl.{origin} index expression, which has no storage: item assignment "
-                            f"`{f.span_text(t)} = ...` is not supported (err_cannot_assign_to_index)",
+                            f"`{short_text(t)} = ...` is not supported (err_cannot_assign_to_index)",
                             hint=f"materialize it first: `t = nisa.iota({base.id}, dtype=nl.uint32)`, then assign to t",
                         )
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model import query as q
+from nkilint.model.values import const_int
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
-from .._semantics_checks import _in_dead_loop, _strip_ones, _trusted_shape
-from .._semantics_facts import facts
+from ._graph import in_dead_loop, trusted_shape
 from ._messages import ERRORS_DOC
 
 
@@ -20,13 +20,17 @@ class AssignmentDestinationTooSmall(Rule):
     level = Level.ERROR
     summary = "`dst[...] = src` (or a store) has a destination smaller than the source"
     explanation = f"""
-An assignment between tiles (`y[...] = x`, and the legacy `nl.store(dst,
-value)`) copies element by element; the source may be broadcast to a
-larger destination, but a destination smaller than the source would
-receive several values per element. The legacy frontend rejects it with
+Finds tile assignments (`y[...] = x`, and the legacy `nl.store(dst,
+value)`) whose destination is smaller than the source. Dimensions are
+compared where both are known constants, after dropping leading size-1
+dimensions.
+
+**Why on Trainium:** an assignment between tiles copies element by
+element; the source may be broadcast to a larger destination, but a
+destination smaller than the source would receive several values per
+element. The legacy frontend rejects it with
 `err_store_dst_shape_smaller_than_other_shape` ("Illegal assignment
-destination shape", {ERRORS_DOC}). Dimensions are compared where both are
-known constants, after dropping leading size-1 dimensions.
+destination shape", {ERRORS_DOC}).
 
 **Fix:** make the destination as large as the source (`y = nl.ndarray((128,
 512), ...)`), slice the source to the destination's size, or reduce the
@@ -69,24 +73,21 @@ source first (`nl.sum(x, axis=1, keepdims=True)`).
     )
 
     def check(self, ctx: RuleContext) -> None:
-        from nkilint.model.values import const_int
-
-        f = facts(ctx)
         reporter = Reporter(ctx)
-        for kernel, graph in f.model.graphs():
+        for kernel, graph in ctx.model.graphs():
             for op_id, op in graph.ops():
                 store = op.get("api") == "nki.language.store"
                 if not (op.get("assignment") or store):
                     continue
                 site = op.get("site")
-                if site is None or _in_dead_loop(graph, op.get("loops", ())):
+                if site is None or in_dead_loop(graph, op.get("loops", ())):
                     continue
                 value = next((s for s, e in graph.reads(op_id) if e.get("param") == "value"), None)
                 dst = next((t for t, e in graph.writes(op_id) if e.get("param") == "dst"), None)
                 if value is None or dst is None:
                     continue
                 vref, dref = q.NodeRef(kernel, graph, value), q.NodeRef(kernel, graph, dst)
-                if not (_trusted_shape(vref) and _trusted_shape(dref)):
+                if not (trusted_shape(vref) and trusted_shape(dref)):
                     continue
                 vshape, dshape = vref.data.get("shape_v"), dref.data.get("shape_v")
                 if vshape is None or dshape is None:
@@ -105,4 +106,12 @@ source first (`nl.sum(x, axis=1, keepdims=True)`).
                     hint="make the destination as large as the source, slice the source, or reduce it first",
                     kernel=kernel.name,
                 )
+
+
+def _strip_ones(dims: list) -> list:
+    """The dimensions without leading 1s (the last one stays)."""
+    i = 0
+    while i < len(dims) - 1 and dims[i] == 1:
+        i += 1
+    return dims[i:]
 

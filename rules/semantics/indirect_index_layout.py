@@ -1,15 +1,19 @@
-"""NKI715 indirect-index-layout: legacy: an indirect load/store indexes a free dimension dynamically, or builds its indices with nl.mgrid."""
+"""NKI715 indirect-index-layout: legacy: an indirect load/store indexes a free dimension, or uses nl.mgrid indices."""
 
 from __future__ import annotations
+
+import ast
 
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model import query as q
+from nkilint.model.exprs import ExprFacts, short_text
+from nkilint.model.scopes import Scopes
+from nkilint.model.values import TensorV
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
-from .._semantics_checks import _index_elements, _index_names_in, _ops_on_view, _tile_positions, _views
-from .._semantics_facts import facts
+from ._graph import index_elements, ops_on_view, subscript_views, tile_positions
 from ._messages import ERRORS_DOC
 
 
@@ -18,9 +22,14 @@ class IndirectIndexLayout(Rule):
     name = "indirect-index-layout"
     family = "semantics"
     level = Level.ERROR
+    requires = (Scopes, ExprFacts)
     summary = "Legacy: an indirect load/store indexes a free dimension dynamically, or builds its indices with nl.mgrid"
     explanation = f"""
-Legacy `nl.load` / `nl.store` accept a tile of indices (read at run time)
+Finds, in legacy kernels, an indirect `nl.load` / `nl.store` (indexed by a
+tile of indices read at run time) whose tile indexes the last (free)
+dimension, or whose other indices come from `nl.mgrid`.
+
+**Why on Trainium:** legacy `nl.load` / `nl.store` accept a tile of indices
 only on the partition (or block) dimension of the HBM tensor:
 `nl.load(data[idx_tile[i_p, 0], i_f])`. Indirect indexing of a free
 dimension is rejected with `err_indirect_indices_free_dim`
@@ -97,36 +106,34 @@ build the other indices with `nl.arange(n)[:, None]` /
     )
 
     def check(self, ctx: RuleContext) -> None:
-        from nkilint.model.values import TensorV
-
-        f = facts(ctx)
-        if not f.model.legacy:
+        if not ctx.model.legacy:
             return
+        scopes, exprs = ctx.analysis(Scopes), ctx.analysis(ExprFacts)
         reporter = Reporter(ctx)
-        for kernel, graph, view_id, data, sub in _views(f):
+        for kernel, graph, view_id, data, sub in subscript_views(ctx.model):
             items = data.get("index_v") or []
             if not any(isinstance(x, TensorV) for x in items):
                 continue
-            uses = [o for o in _ops_on_view(graph, view_id)
+            uses = [o for o in ops_on_view(graph, view_id)
                     if o[1].get("api") in ("nki.language.load", "nki.language.store")]
             if not uses:
                 continue
-            fn = f.enclosing_function(sub)
+            fn = scopes.enclosing_function(sub)
             if fn is None:
                 continue
-            indirect = _tile_positions(f, fn, sub)
+            indirect = tile_positions(exprs, fn, sub)
             if not indirect:
                 continue  # a run-time offset in index arithmetic, not a tile of indices
             api = uses[0][1].get("api", "").rpartition(".")[2]
-            mgrid = _index_names_in(f, fn, sub.slice, "mgrid")
+            mgrid = [n for n in ast.walk(sub.slice) if isinstance(n, ast.Name) and exprs.index_origin(fn, n.id) == "mgrid"]
             base = graph.attrs(graph.base_tensor(view_id))
             shape = base.get("shape_v")
             rank = len(shape) if shape is not None else None
-            elements = _index_elements(sub)
+            elements = index_elements(sub)
             if mgrid:
                 reporter.at(
                     sub,
-                    f"indirect nl.{api} `{f.span_text(sub)}` uses nl.mgrid index `{mgrid[0].id}`; dynamic accesses may "
+                    f"indirect nl.{api} `{short_text(sub)}` uses nl.mgrid index `{mgrid[0].id}`; dynamic accesses may "
                     f"fail with nl.mgrid indices (err_indirect_indices_free_dim): use nl.arange",
                     level=Level.WARNING,
                     hint="build the indices with nl.arange(n)[:, None] / nl.arange(m)[None, :]",
@@ -135,7 +142,7 @@ build the other indices with `nl.arange(n)[:, None]` /
             elif rank is not None and rank >= 2 and len(elements) == rank and (rank - 1) in indirect:
                 reporter.at(
                     sub,
-                    f"indirect nl.{api} `{f.span_text(sub)}` indexes the last (free) dimension of "
+                    f"indirect nl.{api} `{short_text(sub)}` indexes the last (free) dimension of "
                     f"`{q.tensor_name(base)}` with a tile of indices; indirect indexing is only supported on the "
                     f"partition or block dimension (err_indirect_indices_free_dim)",
                     hint="move the indirect index to the first dimension (transpose the data layout in HBM)",

@@ -1,15 +1,17 @@
-"""NKI716 indirect-index-unsupported: legacy: an API or a tile copy that does not accept indirect (run-time) indices gets one."""
+"""NKI716 indirect-index-unsupported: legacy: an API or a tile copy that takes no indirect indices gets one."""
 
 from __future__ import annotations
 
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model import query as q
+from nkilint.model.exprs import ExprFacts, short_text
+from nkilint.model.scopes import Scopes
+from nkilint.model.values import TensorV
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
-from .._semantics_checks import _ops_on_view, _tile_positions, _views
-from .._semantics_facts import facts
+from ._graph import ops_on_view, subscript_views, tile_positions
 from ._messages import ERRORS_DOC
 
 
@@ -18,10 +20,14 @@ class IndirectIndexUnsupported(Rule):
     name = "indirect-index-unsupported"
     family = "semantics"
     level = Level.ERROR
+    requires = (Scopes, ExprFacts)
     summary = "Legacy: an API or a tile copy that does not accept indirect (run-time) indices gets one"
     explanation = f"""
-Only some legacy APIs take tensors indexed by another tensor (indirect
-indexing): `nl.load`, `nl.store` and `nisa.dma_copy` do;
+Finds, in legacy kernels, indirect indices (a tensor indexed by a tile of
+indices) passed to an API or a tile copy that does not accept them.
+
+**Why on Trainium:** only some legacy APIs take tensors indexed by another
+tensor (indirect indexing): `nl.load`, `nl.store` and `nisa.dma_copy` do;
 `nl.load_transpose2d` raises
 `err_indirect_indices_are_not_supported_with_nki_api`, and a tile copy
 written as an assignment (`out_sbuf[iy, iz] = data_sbuf[0, idx_tile, iz]`)
@@ -95,20 +101,18 @@ an on-chip gather use `nisa.tensor_copy_dynamic_src` (legacy) or
     )
 
     def check(self, ctx: RuleContext) -> None:
-        from nkilint.model.values import TensorV
-
-        f = facts(ctx)
-        if not f.model.legacy:
+        if not ctx.model.legacy:
             return
+        scopes, exprs = ctx.analysis(Scopes), ctx.analysis(ExprFacts)
         reporter = Reporter(ctx)
-        for kernel, graph, view_id, data, sub in _views(f):
+        for kernel, graph, view_id, data, sub in subscript_views(ctx.model):
             items = data.get("index_v") or []
             if not any(isinstance(x, TensorV) for x in items):
                 continue
-            fn = f.enclosing_function(sub)
-            if fn is None or not _tile_positions(f, fn, sub):
+            fn = scopes.enclosing_function(sub)
+            if fn is None or not tile_positions(exprs, fn, sub):
                 continue  # a run-time offset in index arithmetic (supported), not a tile of indices
-            for op_id, op, how in _ops_on_view(graph, view_id):
+            for op_id, op, how in ops_on_view(graph, view_id):
                 api = op.get("api", "")
                 # nisa.dma_transpose is listed by the error catalogue too, but the SDK's own tests
                 # (nki/test/test_nki_isa_dma_transpose.py, examples 5 and 6) gather through it.
@@ -116,7 +120,7 @@ an on-chip gather use `nisa.tensor_copy_dynamic_src` (legacy) or
                     short = ("nl." if api.startswith("nki.language") else "nisa.") + api.rpartition(".")[2]
                     reporter.at(
                         sub,
-                        f"{short} does not accept indirect indices: `{f.span_text(sub)}` is indexed by a tile "
+                        f"{short} does not accept indirect indices: `{short_text(sub)}` is indexed by a tile "
                         f"(err_indirect_indices_are_not_supported_with_nki_api)",
                         hint="gather with nl.load / nisa.dma_copy, then transpose on chip",
                         kernel=kernel.name,
@@ -124,7 +128,7 @@ an on-chip gather use `nisa.tensor_copy_dynamic_src` (legacy) or
                 elif op.get("assignment") and how == "reads" and data.get("buffer") in q.ON_CHIP:
                     reporter.at(
                         sub,
-                        f"tile copy `{f.span_text(sub)}` with a run-time index tile is not supported as an assignment "
+                        f"tile copy `{short_text(sub)}` with a run-time index tile is not supported as an assignment "
                         f"(err_copy_dynamic_indirect_indices_not_natively_supported)",
                         hint="use nisa.tensor_copy_dynamic_src(...) for an on-chip gather",
                         kernel=kernel.name,

@@ -6,11 +6,12 @@ import ast
 
 from nkilint.context import RuleContext
 from nkilint.findings import Level
+from nkilint.model.exprs import short_text
+from nkilint.model.values import IndexV, SliceV
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
-from .._semantics_checks import _index_elements, _views
-from .._semantics_facts import facts
+from ._graph import index_elements, subscript_views
 from ._messages import ERRORS_DOC
 
 
@@ -21,10 +22,14 @@ class MixedBasicAdvancedIndexing(Rule):
     level = Level.ERROR
     summary = "Legacy: one subscript mixes slices with nl.arange / nl.mgrid indices"
     explanation = f"""
-Legacy NKI has two ways to index a tensor: *basic* indexing with integers
-and slices (`a[0:128, 0:512]`) and *advanced* indexing with index
-expressions from `nl.arange` / `nl.mgrid` (`a[i_p, i_f]`). One subscript
-may use either, not both: `a[i, :]` with `i = nl.arange(4)[:, None]` is
+Finds, in legacy kernels, one subscript that mixes slices with
+`nl.arange` / `nl.mgrid` index expressions (`a[i, :]` with
+`i = nl.arange(4)[:, None]`).
+
+**Why on Trainium:** legacy NKI has two ways to index a tensor: *basic*
+indexing with integers and slices (`a[0:128, 0:512]`) and *advanced*
+indexing with index expressions from `nl.arange` / `nl.mgrid`
+(`a[i_p, i_f]`). One subscript may use either, not both: mixing them is
 rejected with `err_unsupported_mixing_basic_advanced_tensor_indexing`
 ({ERRORS_DOC}). (Integers may accompany index expressions: `a[i, 0]`.)
 
@@ -69,23 +74,19 @@ or all index expressions (`a[i, j]` with `j = nl.arange(4)[None, :]`).
     )
 
     def check(self, ctx: RuleContext) -> None:
-        from nkilint.model.values import IndexV, SliceV
-
-        f = facts(ctx)
-        if not f.model.legacy:
+        if not ctx.model.legacy:
             return
         reporter = Reporter(ctx)
-        for kernel, graph, view_id, data, sub in _views(f):
+        for kernel, graph, view_id, data, sub in subscript_views(ctx.model):
             items = data.get("index_v") or []
             if not any(isinstance(x, IndexV) for x in items) or not any(isinstance(x, SliceV) for x in items):
                 continue
             # Confirm on the syntax: a literal slice next to an index element.
-            elements = _index_elements(sub)
-            if not any(isinstance(e, ast.Slice) for e in elements):
+            if not any(isinstance(e, ast.Slice) for e in index_elements(sub)):
                 continue
             reporter.at(
                 sub,
-                f"`{f.span_text(sub)}` mixes slices with nl.arange / nl.mgrid index expressions "
+                f"`{short_text(sub)}` mixes slices with nl.arange / nl.mgrid index expressions "
                 f"(err_unsupported_mixing_basic_advanced_tensor_indexing)",
                 hint="use slices for every dimension, or index expressions for every dimension",
                 kernel=kernel.name,

@@ -1,4 +1,4 @@
-"""NKI719 nki-api-outside-kernel: an NKI tensor API is called in host code (module level or a function that launches kernels)."""
+"""NKI719 nki-api-outside-kernel: an NKI tensor API is called in host code (module level, a kernel launcher)."""
 
 from __future__ import annotations
 
@@ -6,12 +6,17 @@ import ast
 
 from nkilint.context import RuleContext
 from nkilint.findings import Level
+from nkilint.model import api_semantics as api
+from nkilint.model.exprs import ExprFacts
+from nkilint.model.scopes import Scopes
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
-from .._semantics_checks import _launcher, _tensor_api
-from .._semantics_facts import FileFacts, facts
 from ._messages import ERRORS_DOC
+
+# Host-side entry points that run a kernel: a function calling one is host code.
+_LAUNCHERS = ("nki.simulate_kernel", "nki.simulate", "nki.baremetal", "nki.benchmark", "nki.profile",
+              "jax_neuronx.nki_call", "nki.compiler.kernel_builder.compile_kernel")
 
 
 class NkiApiOutsideKernel(Rule):
@@ -19,14 +24,18 @@ class NkiApiOutsideKernel(Rule):
     name = "nki-api-outside-kernel"
     family = "semantics"
     level = Level.ERROR
+    requires = (Scopes, ExprFacts)
     summary = "An NKI tensor API is called in host code (module level or a function that launches kernels)"
     explanation = f"""
-`nki.language` / `nki.isa` operations that create or compute tensors only
-exist while a kernel is being traced; calling them from host code — at
-module level, under `if __name__ == "__main__":`, or in the function that
-launches the kernel — raises `err_nki_api_outside_of_nki_kernel` ("Calling
-NKI API outside of NKI kernels is not supported", {ERRORS_DOC}). Host code
-may use dtypes, buffers and `nl.tile_size` constants.
+Finds calls of `nki.language` / `nki.isa` operations that create or
+compute tensors in host code: at module level, under
+`if __name__ == "__main__":`, or in a function that launches a kernel.
+Host code may use dtypes, buffers and `nl.tile_size` constants.
+
+**Why on Trainium:** these operations only exist while a kernel is being
+traced; calling them from host code raises
+`err_nki_api_outside_of_nki_kernel` ("Calling NKI API outside of NKI
+kernels is not supported", {ERRORS_DOC}).
 
 (Any other function that calls NKI APIs is treated as device code, since it
 may be called from a kernel in another module.)
@@ -90,41 +99,63 @@ NumPy.
     )
 
     def check(self, ctx: RuleContext) -> None:
-        f = facts(ctx)
+        model = ctx.model
+        scopes, exprs = ctx.analysis(Scopes), ctx.analysis(ExprFacts)
         reporter = Reporter(ctx)
         # Module level (including `if __name__ == "__main__":` and class bodies).
-        stack: list[ast.AST] = list(f.tree.body)
+        stack: list[ast.AST] = list(model.module.tree.body)
         while stack:
             node = stack.pop()
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 continue
             if isinstance(node, ast.Call):
-                api = _tensor_api(f, node)
-                if api is not None:
-                    self._report(reporter, f, node, api, "at module level")
+                name = _tensor_api(ctx, node)
+                if name is not None:
+                    self._report(reporter, node, name, "at module level")
             stack.extend(ast.iter_child_nodes(node))
         # Host functions: they launch a kernel through a launcher and are not device code themselves.
-        for fn in f.functions():
-            if f.root_kernel(fn) is not None:
+        for fn in scopes.functions():
+            if exprs.root_kernel(fn) is not None:
                 continue
-            launches = [n for n in f.own_nodes(fn) if isinstance(n, ast.Call) and _launcher(f, n)]
+            launches = [n for n in scopes.own_nodes(fn) if isinstance(n, ast.Call) and _launcher(ctx, n)]
             if not launches:
                 continue
-            if any(fn is k.node for k in f.model.kernels if k.kind == "root"):
+            if any(fn is k.node for k in model.kernels if k.kind == "root"):
                 continue
-            for node in f.own_nodes(fn):
+            for node in scopes.own_nodes(fn):
                 if isinstance(node, ast.Call):
-                    api = _tensor_api(f, node)
-                    if api is not None:
-                        self._report(reporter, f, node, api, f"in host function `{fn.name}`, which launches a kernel")
+                    name = _tensor_api(ctx, node)
+                    if name is not None:
+                        self._report(reporter, node, name, f"in host function `{fn.name}`, which launches a kernel")
 
     @staticmethod
-    def _report(reporter: Reporter, f: FileFacts, node: ast.Call, api: str, where: str) -> None:
-        short = ("nl." if api.startswith("nki.language.") else "nisa." if api.startswith("nki.isa.") else "") + \
-            api.rpartition(".")[2]
+    def _report(reporter: Reporter, node: ast.Call, name: str, where: str) -> None:
+        short = ("nl." if name.startswith("nki.language.") else "nisa." if name.startswith("nki.isa.") else "") + \
+            name.rpartition(".")[2]
         reporter.at(
             node,
             f"{short} is called {where}; NKI tensor APIs only work inside a kernel (err_nki_api_outside_of_nki_kernel)",
             hint="move it into an @nki.jit kernel (or a helper it calls); compute host-side references with NumPy",
         )
+
+
+def _tensor_api(ctx: RuleContext, call: ast.Call) -> str | None:
+    """The canonical name of an NKI call that creates or computes tensors."""
+    qual = ctx.model.bindings.resolve_nki(call.func)
+    if qual is None:
+        return None
+    info = api.classify(qual.name)
+    if info is None or info.kind not in ("alloc", "dma", "compute", "matmul", "transpose"):
+        return None
+    if info.module == "nki.language" and info.short in ("device_print", "static_cast"):
+        return None  # static_cast converts host arrays too (legacy stub: "a scalar or array")
+    return qual.name
+
+
+def _launcher(ctx: RuleContext, call: ast.Call) -> bool:
+    """A call that runs a kernel from the host (``nki.simulate_kernel(k, ...)``,
+    ``nki.baremetal(k)(...)``, ...)."""
+    target = call.func.func if isinstance(call.func, ast.Call) else call.func
+    qual = ctx.model.bindings.resolve(target)
+    return qual is not None and qual.name in _LAUNCHERS
 

@@ -7,11 +7,15 @@ import ast
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model import query as q
+from nkilint.model.exprs import short_text
+from nkilint.model.graph import Site
+from nkilint.model.indexing import IndexArithmetic
+from nkilint.model.scopes import Scopes
+from nkilint.model.values import Const, DsV, IndexV, SliceV, const_int, int_bounds, linear
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
-from .._semantics_checks import _guarded, _in_dead_loop, _index_elements, _index_span, _ops_on_view, _views
-from .._semantics_facts import facts
+from ._graph import in_dead_loop, index_elements, ops_on_view, subscript_views
 from ._messages import ERRORS_DOC
 
 
@@ -20,10 +24,14 @@ class StaticOutOfBounds(Rule):
     name = "static-out-of-bounds"
     family = "semantics"
     level = Level.ERROR
+    requires = (Scopes, IndexArithmetic)
     summary = "A constant or loop-derived index range runs past a tensor dimension"
     explanation = f"""
-Indices that NKI computes at compile time — integers, slices, `nl.ds`,
-`nl.arange`/`nl.mgrid` offsets, loop variables of static loops — must stay
+Finds subscripts whose index range, computed at compile time, runs past a
+tensor dimension: integers, slices, `nl.ds`, `nl.arange`/`nl.mgrid`
+offsets and loop variables of static loops.
+
+**Why on Trainium:** indices that NKI computes at compile time must stay
 inside the tensor. The legacy frontend rejects an access whose index range
 exceeds a dimension with `err_tensor_access_out_of_bound` ("Out-of-bound
 access for tensor `x` on dimension 1: index range [0, 4095] exceed
@@ -122,22 +130,22 @@ with a `mask=` (which may cut the range), are not reported.
     )
 
     def check(self, ctx: RuleContext) -> None:
-        from nkilint.model.values import Const, const_int
-
-        f = facts(ctx)
+        model = ctx.model
+        scopes = ctx.analysis(Scopes)
+        arithmetic = ctx.analysis(IndexArithmetic)
         reporter = Reporter(ctx)
-        for kernel, graph, view_id, data, sub in _views(f):
+        for kernel, graph, view_id, data, sub in subscript_views(model):
             if kernel.error:
                 continue
-            fn = f.enclosing_function(sub)
-            if fn is None or _guarded(f, fn, sub, data.get("site")):
+            fn = scopes.enclosing_function(sub)
+            if fn is None or _guarded(ctx, fn, sub, data.get("site")):
                 continue
             loops = data.get("loops", ())
-            if _in_dead_loop(graph, loops):
+            if in_dead_loop(graph, loops):
                 continue
             exact_loops = all(const_int(graph.attrs(l).get("trip_v")) is not None for l in loops)
-            if f.model.legacy and any(kw.arg == "mask" for o in _ops_on_view(graph, view_id)
-                                      for kw in getattr(o[1].get("call"), "keywords", []) or []):
+            if model.legacy and any(kw.arg == "mask" for o in ops_on_view(graph, view_id)
+                                    for kw in getattr(o[1].get("call"), "keywords", []) or []):
                 continue
             base_nodes = [v for _, v, d in graph.g.out_edges(view_id, data=True) if d.get("kind") == "view_of"]
             if not base_nodes:
@@ -147,7 +155,7 @@ with a `mask=` (which may cut the range), are not reported.
             items = data.get("index_v") or []
             if shape is None or not items:
                 continue
-            elements = _index_elements(sub)
+            elements = index_elements(sub)
             has_ellipsis = any(isinstance(e, ast.Constant) and e.value is Ellipsis for e in elements)
             axis = 0
             for pos, item in enumerate(items):
@@ -160,7 +168,8 @@ with a `mask=` (which may cut the range), are not reported.
                 axis += 1
                 if dim is None or dim <= 0:
                     continue
-                span = _index_span(item, dim, f, fn, element)
+                shifted = isinstance(item, IndexV) and element is not None and arithmetic.only_shifted(fn, element)
+                span = _index_span(item, dim, shifted)
                 if span is None:
                     continue
                 lo, hi, value_kind = span
@@ -170,17 +179,88 @@ with a `mask=` (which may cut the range), are not reported.
                 if value_kind == "unknown" or (not certain and hi == float("inf")):
                     continue
                 name = q.tensor_name(base)
-                what = f"`{f.span_text(element)}`" if element is not None else f"index {pos}"
+                what = f"`{short_text(element)}`" if element is not None else f"index {pos}"
                 bad = f"{int(hi)}" if hi >= dim else f"{int(lo)}"
                 reporter.at(
                     sub,
                     f"{what} reaches index {bad} of dimension {axis - 1} of `{name}`, which has size {dim} "
                     f"(index range [{int(lo)}, {int(hi)}])"
-                    + (" (err_tensor_access_out_of_bound)" if f.model.legacy else "")
+                    + (" (err_tensor_access_out_of_bound)" if model.legacy else "")
                     + ("" if certain else "; possible for the values the code allows"),
                     level=Level.ERROR if certain else Level.WARNING,
                     hint="bound the last tile with min(), or (legacy) pass a mask",
                     kernel=kernel.name,
                 )
                 break
+
+
+def _guarded(ctx: RuleContext, fn: ast.AST, node: ast.AST, site: Site | None) -> bool:
+    """The node, or a call in this file on the chain that reached it, is
+    under a condition; a chain through another module counts as guarded
+    (its conditions are not known here)."""
+    index = ctx.analysis(Scopes).file
+    if any(True for _ in index.conditions_between(node, fn)):
+        return True
+    if site is not None:
+        for file, call in site.chain:
+            if not ctx.model.in_this_file(Site(file, call)):
+                return True
+            if any(True for _ in index.conditions_between(call, index.enclosing_function(call))):
+                return True
+    return False
+
+
+def _value_span(v) -> tuple[float, float, str] | None:
+    """(lo, hi, 'exact' | 'bounded' | 'unknown') of an integer index value:
+    exact when it only depends on constants and loop indices."""
+    b = int_bounds(v)
+    if b is None:
+        return None
+    lin = linear(v)
+    if lin is None:
+        # An interval from min()/max()/% ...: an over-approximation that loses
+        # correlations (i * 512 + min(512, N - i * 512)), not a reachable range.
+        return b[0], b[1], "unknown"
+    terms, _ = lin
+    exact = all(sym.origin == "loop" and sym.lo != float("-inf") and sym.hi != float("inf") for sym in terms)
+    # An affine form of independent bounded symbols reaches its bounds.
+    return b[0], b[1], "exact" if exact else "bounded"
+
+
+def _index_span(item, dim: int, shifted: bool) -> tuple[float, float, str] | None:
+    """The index range one subscript item touches on a dimension of size
+    dim; ``shifted``: the item's expression is an arange/mgrid index only
+    shifted by + / - (the model's range for it is exact)."""
+    def worst(*kinds: str) -> str:
+        return "unknown" if "unknown" in kinds else "bounded" if "bounded" in kinds else "exact"
+
+    if isinstance(item, SliceV):
+        step = const_int(item.step) if not (isinstance(item.step, Const) and item.step.value is None) else 1
+        if step is None or step <= 0:
+            return None
+        start = (0.0, 0.0, "exact") if isinstance(item.start, Const) and item.start.value is None else _value_span(item.start)
+        stop = (float(dim), float(dim), "exact") if isinstance(item.stop, Const) and item.stop.value is None else _value_span(item.stop)
+        if start is None or stop is None or start[0] < 0 or stop[0] < 0:
+            return None  # negative (from-the-end) bounds: Python semantics, not handled
+        return start[0], stop[1] - 1, worst(start[2], stop[2])
+    if isinstance(item, DsV):
+        start = _value_span(item.start)
+        size = const_int(item.size)
+        if start is None or size is None or start[0] < 0:
+            return None
+        return start[0], start[1] + size - 1, start[2]
+    if isinstance(item, IndexV):
+        if not shifted:
+            return None
+        extent = const_int(item.extent)
+        offset = _value_span(item.offset)
+        if extent is None or offset is None:
+            return None
+        return offset[0], offset[1] + extent - 1, offset[2]
+    span = _value_span(item)
+    if span is None:
+        return None
+    if span[0] < 0:
+        return None  # negative integers count from the end
+    return span
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model import query as q
+from nkilint.model.values import Const
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
+from ._messages import ERRORS_DOC
 
 
 class TooManyIndices(Rule):
@@ -16,15 +18,16 @@ class TooManyIndices(Rule):
     family = "semantics"
     level = Level.ERROR
     summary = "A tensor is indexed with more indices than it has dimensions"
-    explanation = """
-Indexing a tensor with more indices than its rank (`t[:, a, b]` on a 2-D
-tensor) fails when the kernel is traced: the frontend rejects the index as
-NumPy does, so the kernel never compiles. The frontend error catalogue has
-no dedicated code for it; the closest documented one is
-`err_tensor_access_out_of_bound` (aws-neuron-sdk `nki/api/nki.errors.rst`
-at 1db4d74e). It is
-usually a slice written with commas instead of a colon (`t[:, a, b]` for
-`t[:, a:b]`) or a leftover from a reshape.
+    explanation = f"""
+Finds subscripts that give a tensor more indices than it has dimensions
+(`t[:, a, b]` on a 2-D tensor). It is usually a slice written with commas
+instead of a colon (`t[:, a, b]` for `t[:, a:b]`) or a leftover from a
+reshape.
+
+**Why on Trainium:** such an index fails when the kernel is traced: the
+frontend rejects it as NumPy does, so the kernel never compiles. The
+frontend error catalogue has no dedicated code for it; the closest
+documented one is `err_tensor_access_out_of_bound` ({ERRORS_DOC}).
 
 The rank must be known exactly (an allocation, a returned tile, or a
 reshape with a literal shape), and code under a condition nkilint cannot
@@ -111,8 +114,6 @@ indexing expects.
     )
 
     def check(self, ctx: RuleContext) -> None:
-        from nkilint.model.values import Const
-
         reporter = Reporter(ctx)
         for kernel, graph in ctx.model.graphs():
             for view_id, view in graph.views():
