@@ -1,6 +1,20 @@
 """Semantics family (NKI7xx): the other errors of the Neuron compiler frontend.
 
-The family's code table: one module per rule, in id order.
+The legacy frontend documents its errors in aws-neuron-sdk
+``nki/api/nki.errors.rst`` (commit 1db4d74e, 36 kinds); the NKI 0.2-0.6
+migration guide (``nki/migration/index.rst``), the dynamic-loop deep dive
+and the release notes add the rules of the new compiler (dynamic loops,
+sub-kernels, mutable tensors). Partition, memory and migration errors have
+their own families; this one covers the rest wherever the source decides
+them: control flow on tensors and indices, dynamic loops, kernel parameters
+and outputs, legacy block scoping, affine_range write conflicts, legacy
+indexing and masks, static out-of-bounds accesses, kernel structure,
+annotations, assignments and activation operands.
+
+The family's code table: one module per rule, in id order. Shared family
+knowledge lives in a few private modules: ``_blocks`` (the legacy
+block-scoping rule), ``_kernels`` (entry points and their parameters),
+``_graph`` (views, dead loops, trusted shapes) and ``_messages``.
 """
 
 from __future__ import annotations

@@ -108,10 +108,11 @@ transposed or un-tiled allocation).
                         a is not None and e is not None and a != e for a, e in zip(actual, expected)))
                     if not mismatch:
                         continue
+                    annotated = ", ".join(short_text(d) for d in dims_ast)
                     reporter.at(
                         node,
-                        f"`{short_text(node.target)}` is annotated nt.tensor[{', '.join(short_text(d) for d in dims_ast)}] "
-                        f"but the value has shape {q.fmt_shape(shape)} (err_annotation_shape_mismatch)",
+                        f"`{short_text(node.target)}` is annotated nt.tensor[{annotated}] but the value has shape "
+                        f"{q.fmt_shape(shape)} (err_annotation_shape_mismatch)",
                         hint="fix the annotation or the shape of the value",
                     )
                     break

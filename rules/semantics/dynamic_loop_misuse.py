@@ -1,4 +1,4 @@
-"""NKI705 dynamic-loop-misuse: a dynamic loop (fori_loop, while_loop, dynamic_range, while reg) used as the compiler rejects."""
+"""NKI705 dynamic-loop-misuse: a fori_loop, while_loop, dynamic_range or register while used as the compiler rejects."""
 
 from __future__ import annotations
 

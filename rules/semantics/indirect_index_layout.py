@@ -125,7 +125,8 @@ build the other indices with `nl.arange(n)[:, None]` /
             if not indirect:
                 continue  # a run-time offset in index arithmetic, not a tile of indices
             api = uses[0][1].get("api", "").rpartition(".")[2]
-            mgrid = [n for n in ast.walk(sub.slice) if isinstance(n, ast.Name) and exprs.index_origin(fn, n.id) == "mgrid"]
+            mgrid = [n for n in ast.walk(sub.slice)
+                     if isinstance(n, ast.Name) and exprs.index_origin(fn, n.id) == "mgrid"]
             base = graph.attrs(graph.base_tensor(view_id))
             shape = base.get("shape_v")
             rank = len(shape) if shape is not None else None
