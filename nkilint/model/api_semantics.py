@@ -80,6 +80,21 @@ LANGUAGE_META = {
 LANGUAGE_PSUM_RESULT = {"matmul", "transpose"}
 LANGUAGE_REDUCTIONS = {"sum", "max", "min", "mean", "prod", "var", "all", "any", "argmax", "argmin"}
 
+# Activation instructions that take a per-partition scale and bias operand.
+ACTIVATIONS = ("nki.isa.activation", "nki.isa.activation_reduce")
+
+# Parameter names through which an NKI call only reads a tensor. An output
+# whose every use is one of these is written only where the graph shows it;
+# any other use (a collective, an unknown parameter) might write it unseen.
+# Unlike exprs.TENSOR_ARGUMENT_PARAMS (parameters that always take a tensor,
+# for deciding that a kernel parameter is one), this includes x / y / value
+# / bias / scale, which may be scalars, and excludes every written
+# parameter (dst, ...).
+READ_ONLY_PARAMS = frozenset({
+    "src", "data", "data0", "data1", "data2", "x", "y", "value", "stationary", "moving", "in_", "input",
+    "on_true_tile", "predicate", "bias", "scale", "operand0", "operand1",
+})
+
 
 @dataclass(frozen=True)
 class ApiInfo:

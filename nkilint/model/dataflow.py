@@ -49,6 +49,19 @@ def readers(graph: KernelGraph, node_id: str) -> list[str]:
     return graph.ops_reading(base(graph, node_id))
 
 
+def stores(graph: KernelGraph, tensor_id: str) -> list[str]:
+    """Ops that store into a tensor through any view of it, not counting a
+    legacy call that wrote it only as the tile it returned (its producer)."""
+    out = []
+    for op_id in graph.ops_writing(tensor_id):
+        params = [d.get("param") for _, target, d in graph.g.out_edges(op_id, data=True)
+                  if d.get("kind") == "writes" and graph.base_tensor(target) == tensor_id]
+        if params and all(p == "result" for p in params):
+            continue
+        out.append(op_id)
+    return out
+
+
 def op_order(op: str) -> int:
     digits = "".join(ch for ch in op if ch.isdigit())
     return int(digits) if digits else 0

@@ -50,6 +50,8 @@ TENSOR_ARGUMENT_PARAMS = {
 VIEW_METHODS = {"reshape", "view", "ap", "bitcast", "reinterpret_cast", "broadcast_to", "permute", "slice", "select",
                 "expand_dim", "squeeze_dim", "reshape_dim", "flatten_dims", "rearrange", "broadcast", "with_dtype"}
 LOOP_ITERATORS = ("affine_range", "sequential_range", "static_range", "dynamic_range", "tile_range")
+# Tensor attributes whose value is not data, as far as ``reads_tensor`` goes.
+_DATA_FREE_ATTRS = ("shape", "dtype", "buffer", "ndim", "size")
 
 
 class Holds(str, Enum):
@@ -377,6 +379,23 @@ class ExprFacts(Analysis):
                 if qual.name.startswith("nki.language.") and short in LOOP_ITERATORS:
                     return short
         return None
+
+    # -- data reads ---------------------------------------------------------------------
+    def reads_tensor(self, fn: ast.AST, expr: ast.AST) -> bool:
+        """The expression reads tensor data, not just a tensor's metadata
+        (``t.shape``, ``t.dtype``, ``len(t)``, ``isinstance(t, ...)``): some
+        name, call or subscript inside it holds a tensor."""
+        stack = [expr]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.Attribute) and node.attr in _DATA_FREE_ATTRS:
+                continue
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("len", "isinstance"):
+                continue
+            if isinstance(node, (ast.Name, ast.Call, ast.Subscript)) and self.holds(fn, node) is Holds.TENSOR:
+                return True
+            stack.extend(ast.iter_child_nodes(node))
+        return False
 
 
 def _strongest(kinds) -> Holds | None:

@@ -228,6 +228,17 @@ def callee_name(call: ast.Call) -> str:
     return func.id if isinstance(func, ast.Name) else ""
 
 
+def call_argument(call: ast.Call, index: int, keyword: str) -> ast.AST | None:
+    """The argument a call passes as ``keyword=`` or at position ``index``
+    (None when absent, or when a ``*args`` before it hides the position)."""
+    for kw in call.keywords:
+        if kw.arg == keyword:
+            return kw.value
+    if index < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[: index + 1]):
+        return call.args[index]
+    return None
+
+
 class SyntaxIndex:
     """Structure and scopes of one module's syntax tree (built lazily)."""
 
@@ -241,6 +252,7 @@ class SyntaxIndex:
         self._walked: dict[int, list[ast.AST]] = {}
         self._assigned: dict[int, frozenset] = {}
         self._loop_assigned: dict[int, frozenset] = {}
+        self._loop_dependents: dict[int, frozenset] = {}
         self._functions: list[ast.AST] | None = None
 
     # -- structure -------------------------------------------------------------
@@ -433,6 +445,66 @@ class SyntaxIndex:
                 yield child
             child, parent = parent, self.parent(parent)
 
+    # -- blocks and evaluation -------------------------------------------------------
+    def block_nodes(self, body: list[ast.stmt]) -> Iterator[ast.AST]:
+        """Nodes of a block of statements, in source order, not descending
+        into nested functions or classes (``own_nodes`` of a block)."""
+        stack: list[ast.AST] = list(reversed(body))
+        while stack:
+            node = stack.pop()
+            yield node
+            if isinstance(node, SCOPE_NODES):
+                continue
+            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+    def truth_tested(self, node: ast.BoolOp) -> list[ast.AST]:
+        """Operands of ``and``/``or`` whose truth value Python takes: all but
+        the last, and the last too when the whole expression is itself tested
+        (an ``if``/``while``/``assert`` or if-expression test, an operand of
+        another ``and``/``or`` or of ``not``, a comprehension filter)."""
+        parent = self.parent(node)
+        tested = (
+            isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert)) and getattr(parent, "test", None) is node
+        ) or isinstance(parent, ast.BoolOp) or (isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not)) or (
+            isinstance(parent, ast.comprehension) and node in parent.ifs)
+        return list(node.values) if tested else list(node.values[:-1])
+
+    def loop_dependents(self, loop: ast.For) -> frozenset:
+        """The loop's target names and the names its body binds, by any
+        binding form (assignment, augmented or annotated assignment, walrus,
+        inner loop or comprehension target, ``with ... as``), from an
+        expression that mentions one of them (a fixed point; nested
+        functions excluded). Computed once per loop."""
+        hit = self._loop_dependents.get(id(loop))
+        if hit is not None:
+            return hit
+        deps = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+        assigns: list[tuple[set[str], ast.AST]] = []
+        for node in self.block_nodes(loop.body):
+            if isinstance(node, ast.Assign):
+                names = {n.id for t in node.targets for n in ast.walk(t)
+                         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+                assigns.append((names, node.value))
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name) \
+                    and node.value is not None:
+                assigns.append(({node.target.id}, node.value))
+            elif isinstance(node, ast.NamedExpr):
+                assigns.append(({node.target.id}, node.value))
+            elif isinstance(node, (ast.For, ast.comprehension)):
+                assigns.append(({n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}, node.iter))
+            elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+                assigns.append(({n.id for n in ast.walk(node.optional_vars) if isinstance(n, ast.Name)},
+                                node.context_expr))
+        changed = True
+        while changed:
+            changed = False
+            for names, value in assigns:
+                if names - deps and any(isinstance(n, ast.Name) and n.id in deps for n in ast.walk(value)):
+                    deps |= names
+                    changed = True
+        hit = self._loop_dependents[id(loop)] = frozenset(deps)
+        return hit
+
 
 def mentions_any(expr: ast.AST, nodes: set[int], names: set[str]) -> bool:
     """``expr`` contains one of the nodes (by id) or mentions one of the names."""
@@ -512,5 +584,5 @@ class Scopes(Analysis):
 
 __all__ = [
     "COMPREHENSIONS", "Def", "FUNCTION_NODES", "SCOPE_NODES", "Scope", "Scopes", "SyntaxIndex", "VALUE_KINDS",
-    "callee_name", "mentions", "mentions_any", "names_in",
+    "call_argument", "callee_name", "mentions", "mentions_any", "names_in",
 ]

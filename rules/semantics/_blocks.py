@@ -1,36 +1,99 @@
-"""Block scoping of legacy NKI tensors (for NKI709 / NKI710).
+"""Block scoping of legacy NKI tensors (NKI709, NKI710), and which loops
+the legacy frontend keeps as loops (also NKI714).
 
 The legacy frontend gives every ``if`` / ``else`` / ``for`` block that it
-keeps as control flow its own scope for tensors (aws-neuron-sdk nki/api/nki.errors.rst
-@1db4d74e, err_local_variable_used_out_of_scope): a tensor bound inside a
-block may not be read after it, and rebinding an outer tensor inside a
-block creates a new, block-local object (the frontend warns "shadowing
-local tensor ... use 'x[...] =' if you want to update the existing
-object").
+keeps as control flow its own scope for tensors (aws-neuron-sdk
+nki/api/nki.errors.rst @1db4d74e, err_local_variable_used_out_of_scope): a
+tensor bound inside a block may not be read after it, and rebinding an
+outer tensor inside a block creates a new, block-local object (the frontend
+warns "shadowing local tensor ... use 'x[...] =' if you want to update the
+existing object").
 
 Blocks are the bodies of loops over symbolic iterators (``range``,
 ``affine_range``, ``sequential_range``) and of ``if`` statements whose
-condition depends on such a loop's variable; an ``if`` on specialization-time
-values is resolved while tracing and opens no scope (the SDK's own reference
-kernels bind tensors under ``if use_dma_transpose ...`` and use them after).
+condition depends on such a loop's variable (``Scopes``'
+``loop_dependents``); an ``if`` on specialization-time values is resolved
+while tracing and opens no scope (the SDK's own reference kernels bind
+tensors under ``if use_dma_transpose ...`` and use them after).
 
-This module runs a forward reaching-definitions pass over one function:
-each binding remembers the block it was made in, and a read is out of
-scope when a tensor binding that reaches it was made in a block that does
-not enclose the read.
+This is the frontend's rule, not Python's, so it stays here as family
+knowledge: a forward pass over one function in which each binding
+remembers the block it was made in, and a read is out of scope when a
+tensor binding that reaches it was made in a block that does not enclose
+the read. What a binding holds (a new tensor or not) and what a loop is
+are the model's facts (``ExprFacts``, ``Scopes``); ``LegacyBlockScopes``
+runs the pass once per file for both rules.
 """
 
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from ._semantics_facts import COMPREHENSIONS, SCOPE_NODES
+from nkilint.model.analysis import Analysis
+from nkilint.model.device import DeviceCode
+from nkilint.model.exprs import VIEW_METHODS, ExprFacts, Holds
+from nkilint.model.scopes import COMPREHENSIONS, SCOPE_NODES, Scopes
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nkilint.model.semantic import FileModel
+
+# Loops the legacy frontend keeps as loops (range is lowered to
+# sequential_range); Python sequences and static_range are unrolled while
+# tracing.
+SYMBOLIC_LOOPS = ("range", "affine_range", "sequential_range")
+
+
+def symbolic_loop(exprs: ExprFacts, loop: ast.For) -> bool:
+    """A for loop the legacy frontend keeps as a loop (over symbolic indices)."""
+    return exprs.loop_kind(loop) in SYMBOLIC_LOOPS
+
+
+def symbolic_loop_vars(scopes: Scopes, exprs: ExprFacts, fn: ast.AST) -> set[str]:
+    """Targets of the symbolic loops of a function and of the functions
+    around it (closures see their loop variables)."""
+    out: set[str] = set()
+    scope = scopes.of(fn)
+    while scope is not None:
+        for node in scopes.own_nodes(scope.fn):
+            if isinstance(node, ast.For) and symbolic_loop(exprs, node):
+                out |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+        scope = scope.parent
+    return out
+
+
+class LegacyBlockScopes(Analysis):
+    """The block-scoping report of each legacy device function of the file
+    (a per-file analysis shared by NKI709 and NKI710)."""
+
+    def __init__(self, model: "FileModel") -> None:
+        super().__init__(model)
+        scopes, exprs = model.analysis(Scopes), model.analysis(ExprFacts)
+        self.reports: list[tuple[ast.AST, ScopeReport]] = []
+        for fn in model.analysis(DeviceCode).functions:
+            report = BlockScopes(
+                fn,
+                lambda value, fn=fn: _new_tensor(exprs, fn, value),
+                lambda loop: symbolic_loop(exprs, loop),
+                scopes.file.loop_dependents,
+            ).run()
+            self.reports.append((fn, report))
+
+
+def _new_tensor(exprs: ExprFacts, fn: ast.AST, value: ast.AST) -> bool:
+    """Only a *new* tensor is block-local: an alias (`a = b`) or a view
+    (`a = b[i]`, `b.reshape(...)`) of an outer tensor is not (the SDK's conv
+    kernel rebinds `img = img_raw` inside a loop)."""
+    if not isinstance(value, (ast.Call, ast.BinOp, ast.UnaryOp)):
+        return False
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in VIEW_METHODS:
+        return False
+    return exprs.holds(fn, value) is Holds.TENSOR
 
 
 @dataclass(frozen=True)
-class Def:
+class BlockBinding:
     block: int  # id of the block the binding was made in
     node: ast.AST  # the binding target (ast.Name)
     tensor: bool
@@ -41,13 +104,13 @@ class Def:
 @dataclass
 class OutOfScope:
     load: ast.Name
-    binding: Def
+    binding: BlockBinding
 
 
 @dataclass
 class Shadow:
     target: ast.Name
-    outer: Def
+    outer: BlockBinding
 
 
 @dataclass
@@ -56,7 +119,7 @@ class ScopeReport:
     shadows: list[Shadow] = field(default_factory=list)
 
 
-State = dict[str, frozenset[Def]]
+State = dict[str, frozenset[BlockBinding]]
 
 
 class BlockScopes:
@@ -151,7 +214,7 @@ class BlockScopes:
             for d in stmt.decorator_list:
                 self._loads(d, stack, state)
             state = dict(state)
-            state[stmt.name] = frozenset({Def(stack[-1][0], stmt, False, stack[-1][1], stack[-1][2])})
+            state[stmt.name] = frozenset({BlockBinding(stack[-1][0], stmt, False, stack[-1][1], stack[-1][2])})
             return state
         if isinstance(stmt, ast.Assign):
             self._loads(stmt.value, stack, state)
@@ -226,7 +289,7 @@ class BlockScopes:
                 if outer:
                     self._seen_shadows.add(id(target))
                     self.report.shadows.append(Shadow(target, outer[0]))
-            state[target.id] = frozenset({Def(block[0], target, tensor, block[1], block[2])})
+            state[target.id] = frozenset({BlockBinding(block[0], target, tensor, block[1], block[2])})
         elif isinstance(target, (ast.Tuple, ast.List)):
             values = value.elts if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) else None
             for i, elt in enumerate(target.elts):
