@@ -10,7 +10,7 @@ import pytest
 
 from fixture_markers import lint_file
 from nkilint.model.values import Const, Int, Sym, attainable_upper, int_binop
-from nkilint_rules import _partition_facts as pf
+from nkilint_rules.partition import _shapes as pf
 
 
 def lint(tmp_path, code: str, rules: str = "NKI1", target: str = "trn2", version: str | None = None):
