@@ -381,6 +381,18 @@ def ops(model: "FileModel", apis: Iterable[str] | None = None, prefix: str | tup
             yield Op(graph, node_id, kernel)
 
 
+def ops_of(kernel: "Kernel") -> Iterator[Op]:
+    """Op nodes of one kernel, in creation order."""
+    for node_id, _ in kernel.graph.ops():
+        yield Op(kernel.graph, node_id, kernel)
+
+
+def tensors_of(kernel: "Kernel") -> Iterator[Tensor]:
+    """Tensor nodes of one kernel, in creation order."""
+    for node_id, _ in kernel.graph.tensors():
+        yield Tensor(kernel.graph, node_id, kernel)
+
+
 def tensors(model: "FileModel", buffers: Iterable[str] | None = None,
             origins: Iterable[str] | None = None) -> Iterator[Tensor]:
     """Tensor nodes of every kernel, filtered by buffer and origin."""
@@ -599,5 +611,5 @@ def _literal_derived(view: dict) -> bool:
 
 __all__ = [
     "Node", "Op", "Operand", "Tensor", "TensorLike", "UNTRUSTED_RESULTS", "View", "kernel_role", "node",
-    "operand_label", "operands", "ops", "partition_start", "shape_trusted", "tensors", "views",
+    "operand_label", "operands", "ops", "ops_of", "partition_start", "shape_trusted", "tensors", "tensors_of", "views",
 ]
