@@ -21,18 +21,19 @@ class ComputeOperandInHbm(Rule):
     level = Level.ERROR
     summary = "A compute instruction reads or writes a tensor in HBM (compute engines only access SBUF and PSUM)"
     explanation = """
-The Vector, Scalar, GpSimd and Tensor engines read and write only on-chip
-memory (SBUF and PSUM). Kernel inputs and `nl.hbm` / `nl.shared_hbm`
-tensors live in device memory (HBM) and must be copied on chip with a DMA
-first; results go back with a DMA. The compiler rejects a compute call with
-an HBM operand (legacy error `err_unsupported_memory`: "Expected operand
-'x' of 'exp' to be in address space 'psum|sbuf', but got a tile in 'hbm'
-instead"). Matmul and transpose operands are checked by NKI212; Python
-operators on HBM tensors (`ptr + offsets`, pointer arithmetic left over
-from a CUDA or Triton port) by the cuda family.
+Finds compute-engine calls (Vector, Scalar, GpSimd) with an operand in HBM.
+Matmul and transpose operands are checked by NKI212; Python operators on
+HBM tensors (`ptr + offsets`, pointer arithmetic left over from a CUDA or
+Triton port) by the cuda family. Operands whose buffer the model does not
+know (parameters of helpers analysed on their own) are never reported.
 
-Operands whose buffer the model does not know (parameters of helpers
-analysed on their own) are never reported.
+**Why on Trainium:** the Vector, Scalar, GpSimd and Tensor engines read and
+write only on-chip memory (SBUF and PSUM). Kernel inputs and `nl.hbm` /
+`nl.shared_hbm` tensors live in device memory (HBM) and must be copied on
+chip with a DMA first; results go back with a DMA. The compiler rejects a
+compute call with an HBM operand (legacy error `err_unsupported_memory`:
+"Expected operand 'x' of 'exp' to be in address space 'psum|sbuf', but got a
+tile in 'hbm' instead").
 
 **Fix:** allocate an SBUF tile, copy the data in with `nisa.dma_copy`
 (legacy: `nl.load`), compute on the tile, and copy the result out to the HBM

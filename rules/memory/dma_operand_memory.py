@@ -19,8 +19,8 @@ class DmaOperandMemory(Rule):
     level = Level.ERROR
     summary = "A load, store or DMA copy has an endpoint in a memory it cannot use"
     explanation = """
-Data moves between HBM and on-chip memory with DMAs, and each DMA API
-accepts only some memories:
+Finds DMAs whose source or destination is in a memory the API does not
+accept:
 
 * `nl.load(src)` loads **from HBM**: an SBUF or PSUM source is rejected
   (legacy `err_unsupported_memory`: "Expected operand 'src' of 'load' to be
@@ -36,6 +36,9 @@ accepts only some memories:
 
 The PSUM cases depend on the NKI version (`--nki-version`); the others hold
 for every version.
+
+**Why on Trainium:** data moves between HBM and on-chip memory with DMAs,
+and each DMA API accepts only some memories at each end.
 
 **Fix:** evict PSUM results to SBUF with `nisa.tensor_copy` (legacy
 `nl.copy`) before a DMA; load from and store to HBM tensors (kernel inputs,

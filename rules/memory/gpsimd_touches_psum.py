@@ -18,19 +18,19 @@ class GpsimdTouchesPsum(Rule):
     level = Level.ERROR
     summary = "A GpSimd instruction reads or writes PSUM (GpSimd can only access SBUF)"
     explanation = """
-The GpSimd engine has no path to PSUM ("GpSimd Engine cannot access PSUM"):
-`iota`, `affine_select`, `local_gather`, `nc_n_gather`,
-`tensor_partition_reduce`, `nonzero_with_count`, `topk` and the other
-GpSimd-only instructions, any instruction given `engine=nisa.engine.gpsimd`
-(legacy `nisa.gpsimd_engine`), and `tensor_tensor(op=nl.power)` (which only
-GpSimd implements) need SBUF operands.
+Finds GpSimd instructions with a PSUM operand: `iota`, `affine_select`,
+`local_gather`, `nc_n_gather`, `tensor_partition_reduce`,
+`nonzero_with_count`, `topk` and the other GpSimd-only instructions, any
+instruction given `engine=nisa.engine.gpsimd` (legacy `nisa.gpsimd_engine`),
+and `tensor_tensor(op=nl.power)` (which only GpSimd implements). In legacy
+(`neuronxcc.nki`) code an instruction that runs on GpSimd only implicitly
+(`affine_select`, `iota`, ...) is a warning: production legacy kernels
+(nki-samples' sliding-window flash attention) applied `affine_select` to a
+PSUM tile and compiled, so the legacy compiler moved the data itself. An
+explicit `engine=` GpSimd, and current-API instructions, are errors.
 
-In legacy (`neuronxcc.nki`) code an instruction that runs on GpSimd only
-implicitly (`affine_select`, `iota`, ...) is a warning: production legacy
-kernels (nki-samples' sliding-window flash attention) applied
-`affine_select` to a PSUM tile and compiled, so the legacy compiler moved
-the data itself. An explicit `engine=` GpSimd, and current-API instructions,
-are errors.
+**Why on Trainium:** the GpSimd engine has no path to PSUM ("GpSimd Engine
+cannot access PSUM"): its instructions need SBUF operands.
 
 **Fix:** copy the PSUM data to SBUF first (`nisa.tensor_copy`), or run the
 instruction on the Vector or Scalar engine where it supports one.

@@ -18,16 +18,18 @@ class HbmTensorWithInitValue(Rule):
     level = Level.ERROR
     summary = "An HBM tensor (or, with direct allocation, an on-chip one) is created with an initial value"
     explanation = """
-`nl.zeros`, `nl.ones`, `nl.full` and their `*_like` forms fill the new
-tensor with a value, which the compiler implements with an on-chip
-instruction. Legacy NKI rejects it for HBM tensors ("Creating HBM tensor
-with init value is not supported", `err_hbm_tensor_with_init_value_not_supported`)
-and, in kernels using the direct-allocation API (`ncc.sbuf.mod_alloc`
-...), for SBUF/PSUM tensors too
-(`err_tensor_creation_on_scratchpad_with_init_value_not_supported`).
+Finds HBM tensors created with an initial value (`nl.zeros`, `nl.ones`,
+`nl.full` and their `*_like` forms), and, in legacy kernels using the
+direct-allocation API (`ncc.sbuf.mod_alloc` ...), directly allocated
+SBUF/PSUM tensors created that way. For the current `nki.*` API the docs do
+not say; the finding is a warning there.
 
-For the current `nki.*` API the docs do not say; the finding is a warning
-there.
+**Why on Trainium:** an initial value is written by an on-chip instruction
+that the compiler adds. Legacy NKI rejects it for HBM tensors ("Creating HBM
+tensor with init value is not supported",
+`err_hbm_tensor_with_init_value_not_supported`) and for directly allocated
+on-chip tensors
+(`err_tensor_creation_on_scratchpad_with_init_value_not_supported`).
 
 **Fix:** create the HBM tensor with `nl.ndarray` and initialize it
 explicitly: fill an SBUF tile (`nisa.memset`, legacy `nl.zeros` in SBUF) and

@@ -23,17 +23,19 @@ class KernelOutputNotSharedHbm(Rule):
     level = Level.ERROR
     summary = "A kernel returns an on-chip tile instead of an HBM tensor (or, from NKI 0.3, a helper-built nl.hbm output)"
     explanation = """
-A kernel's outputs are HBM tensors the caller reads after the kernel ends.
-Returning an SBUF or PSUM tile is never valid ("the input and output
-parameters to NKI kernels must be HBM tensor references"; legacy known issue
-"top-level tensors must be on HBM"). From NKI 0.3, "all kernel output
-(return) tensors must be allocated with `buffer=nl.shared_hbm`. Using
-`nl.hbm` for output tensors will cause compilation failures."
+Finds kernels that return a tensor they allocate themselves in SBUF or PSUM,
+or (from NKI 0.3) in `nl.hbm` instead of `nl.shared_hbm`. A decorated
+kernel's own `nl.hbm` output is reported (with a safe fix) by NKI613
+`output-not-shared-hbm` in the migration family; this rule reports `nl.hbm`
+outputs of functions launched with `nki.jit(f)` and of helpers.
 
-nkilint checks the names a kernel returns that it allocates itself. A
-decorated kernel's own `nl.hbm` output is reported (with a safe fix) by
-NKI613 `output-not-shared-hbm` in the migration family; this rule reports
-`nl.hbm` outputs of functions launched with `nki.jit(f)` and of helpers.
+**Why on Trainium:** a kernel's outputs are HBM tensors the caller reads
+after the kernel ends. Returning an SBUF or PSUM tile is never valid ("the
+input and output parameters to NKI kernels must be HBM tensor references";
+legacy known issue "top-level tensors must be on HBM"). From NKI 0.3, "all
+kernel output (return) tensors must be allocated with
+`buffer=nl.shared_hbm`. Using `nl.hbm` for output tensors will cause
+compilation failures."
 
 **Fix:** allocate the output with
 `nl.ndarray(shape, dtype=..., buffer=nl.shared_hbm)`, copy the result tile

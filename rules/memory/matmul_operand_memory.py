@@ -21,14 +21,17 @@ class MatmulOperandMemory(Rule):
     level = Level.ERROR
     summary = "A TensorE matmul or transpose reads inputs outside SBUF or writes its result outside PSUM"
     explanation = """
-The Tensor Engine reads its inputs from SBUF and writes its results to PSUM,
-with no exceptions: `nisa.nc_matmul` (and `nc_matmul_mx`) "must read inputs
-from SBUF and write outputs to PSUM", and a TensorE `nc_transpose` "must
-read the input tile from SBUF and write the transposed result to PSUM". A
-matmul whose destination is an SBUF tensor fails with "Matmult dst tensor
-is not psum"; legacy code hits it by accumulating a matmul into an SBUF
-tile (`sb[...] += nl.matmul(...)`). HBM operands of `nl.matmul` /
-`nl.transpose` are reported too.
+Finds matmuls and TensorE transposes with an input outside SBUF or a result
+outside PSUM, legacy code that accumulates a matmul into an SBUF tile
+(`sb[...] += nl.matmul(...)`), and HBM operands of `nl.matmul` /
+`nl.transpose`.
+
+**Why on Trainium:** the Tensor Engine reads its inputs from SBUF and writes
+its results to PSUM, with no exceptions: `nisa.nc_matmul` (and
+`nc_matmul_mx`) "must read inputs from SBUF and write outputs to PSUM", and
+a TensorE `nc_transpose` "must read the input tile from SBUF and write the
+transposed result to PSUM". A matmul whose destination is an SBUF tensor
+fails with "Matmult dst tensor is not psum".
 
 **Fix:** copy inputs into SBUF tiles first (a PSUM result used as the next
 matmul's input must be copied to SBUF with `nisa.tensor_copy`), and give

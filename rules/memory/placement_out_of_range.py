@@ -19,10 +19,9 @@ class PlacementOutOfRange(Rule):
     level = Level.ERROR
     summary = "An explicit SBUF/PSUM placement (address=, ncc.*.mod_alloc) does not fit the memory or is misaligned"
     explanation = """
-`nl.ndarray(..., address=(partition_offset, byte_offset))` (NKI 0.2+) and
-the legacy `ncc.sbuf.mod_alloc(base_addr=...)` / `ncc.psum.mod_alloc(
-base_bank=...)` place a tensor by hand. The compiler does not move it, so
-the placement must fit:
+Finds tensors placed by hand — `nl.ndarray(..., address=(partition_offset,
+byte_offset))` (NKI 0.2+) and the legacy `ncc.sbuf.mod_alloc(base_addr=...)`
+/ `ncc.psum.mod_alloc(base_bank=...)` — whose placement does not fit:
 
 * SBUF: `byte_offset` + the tensor's bytes per partition (times the
   `num_free_tiles` of `mod_alloc`) must stay within the usable bytes per
@@ -38,6 +37,11 @@ Offsets are read as bytes, as nki-library's allocator (`SbufManager`) and
 the PSUM example of the migration guide use them. Only placements whose
 numbers nkilint knows exactly are checked (not ones computed from an
 allocator object's state, which the model cannot follow through loops).
+
+**Why on Trainium:** the compiler does not move an explicitly placed
+tensor, so the placement itself must lie inside the memory the kernel may
+use: the usable bytes of each SBUF partition, whole PSUM banks, and the 128
+partitions.
 
 **Fix:** move the tensor (a smaller offset, `bank * 2048` for PSUM), shrink
 it, or let the compiler allocate it (drop `address=`).

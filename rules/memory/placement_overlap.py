@@ -26,14 +26,16 @@ class PlacementOverlap(Rule):
     level = Level.ERROR
     summary = "Two explicitly placed tensors share SBUF/PSUM bytes while both are live"
     explanation = """
-With explicit placement (`address=`, legacy `ncc.sbuf.mod_alloc` /
-`ncc.psum.mod_alloc`) the compiler does not allocate the tensor: two tensors
-whose byte ranges overlap on the same partitions overwrite each other when
-their lifetimes overlap (the legacy allocation guide warns that "the
-compiler's ability to check for race condition and lifetime conflicts is
-limited"). nkilint reports a placed tensor whose bytes overlap another
+Finds an explicitly placed tensor (`address=`, legacy `ncc.sbuf.mod_alloc` /
+`ncc.psum.mod_alloc`) whose bytes overlap, on the same partitions, another
 placed tensor that is still live (allocated earlier, used later), when both
 placements are known exactly.
+
+**Why on Trainium:** with explicit placement the compiler does not allocate
+the tensor: two tensors whose byte ranges overlap on the same partitions
+overwrite each other when their lifetimes overlap (the legacy allocation
+guide warns that "the compiler's ability to check for race condition and
+lifetime conflicts is limited").
 
 **Fix:** give the tensors disjoint ranges (offset the second by the first's
 bytes per partition), or end the first tensor's last use before the second

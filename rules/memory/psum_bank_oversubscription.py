@@ -18,16 +18,9 @@ class PsumBankOversubscription(Rule):
     level = Level.WARNING
     summary = "More PSUM banks are live at once than the target has (8 per partition)"
     explanation = """
-TensorE accumulates matmul results in PSUM, 8 banks of 2 KiB per partition.
-Every PSUM tensor starts at a bank boundary (the compiler rejects other
-placements), so each live PSUM tensor takes at least one whole bank. When
-more banks must be live together than the target has, the compiler has to
-spill PSUM data to SBUF and back ("if the total size of the live data ...
-overflows the capacity of any on-chip memory, the Neuron compiler will
-insert the necessary spills or refills"), which serializes TensorE behind
-the evictions — or the kernel fails to allocate.
-
-nkilint counts what must be live together, as a lower bound:
+Finds the allocation at which more PSUM banks must be live together than
+the target has, and names every tile sharing PSUM at that point. nkilint
+counts what must be live together, as a lower bound:
 
 * tensors allocated earlier and used later (at the same level or in
   enclosing loops): a tensor used inside a loop stays live for the whole loop;
@@ -48,9 +41,16 @@ nkilint counts what must be live together, as a lower bound:
 It assumes 8 usable banks, the documented default of
 `nl.tile_size.psum_num_banks`; with `NKI_DMA_TRANSPOSE_AS_PE_TRANSPOSE=true`
 bank 7 is reserved for `nc_transpose` and only 7 are usable — set
-`psum_banks = 7` in `[tool.nkilint.hardware]` for that build. The finding is
-reported at the allocation where the live banks first exceed the limit and
-names every tile sharing PSUM at that point.
+`psum_banks = 7` in `[tool.nkilint.hardware]` for that build.
+
+**Why on Trainium:** TensorE accumulates matmul results in PSUM, 8 banks of
+2 KiB per partition. Every PSUM tensor starts at a bank boundary (the
+compiler rejects other placements), so each live PSUM tensor takes at least
+one whole bank. When more banks must be live together than the target has,
+the compiler has to spill PSUM data to SBUF and back ("if the total size of
+the live data ... overflows the capacity of any on-chip memory, the Neuron
+compiler will insert the necessary spills or refills"), which serializes
+TensorE behind the evictions — or the kernel fails to allocate.
 
 **Fix:** evict each result to SBUF (`nisa.tensor_copy`) inside the loop
 that produces it instead of keeping a list of PSUM tiles; accumulate into

@@ -19,16 +19,16 @@ class PsumTensorExceedsPsum(Rule):
     level = Level.ERROR
     summary = "One PSUM tensor is larger than all of PSUM (8 banks x 2 KiB = 16 KiB per partition)"
     explanation = """
-Each of the 128 PSUM partitions holds 16 KiB: 8 banks of 2 KiB
-(`nl.tile_size.psum_num_banks`; 7 usable banks when
-`NKI_DMA_TRANSPOSE_AS_PE_TRANSPOSE=true` reserves bank 7 for `nc_transpose`).
-A single PSUM tensor whose free dimensions need more bytes per partition
-than that cannot be allocated at all.
+Finds a single PSUM tensor whose free dimensions need more bytes per
+partition than all of PSUM holds. nkilint assumes all 8 banks are usable
+(the documented default); set `psum_banks = 7` in `[tool.nkilint.hardware]`
+when your build reserves one. Legacy block dimensions
+(`(B, par_dim(P), F)`) are logical tiles, so one block is checked.
 
-nkilint assumes all 8 banks are usable (the documented default); set
-`psum_banks = 7` in `[tool.nkilint.hardware]` when your build reserves one.
-Legacy block dimensions (`(B, par_dim(P), F)`) are logical tiles, so one
-block is checked.
+**Why on Trainium:** each of the 128 PSUM partitions holds 16 KiB: 8 banks
+of 2 KiB (`nl.tile_size.psum_num_banks`; 7 usable banks when
+`NKI_DMA_TRANSPOSE_AS_PE_TRANSPOSE=true` reserves bank 7 for
+`nc_transpose`). A tensor larger than that cannot be allocated at all.
 
 **Fix:** keep PSUM for matmul results and evict them to SBUF right away
 (`nisa.tensor_copy`); tile the free dimension so that each PSUM tensor holds

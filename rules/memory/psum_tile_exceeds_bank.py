@@ -22,22 +22,23 @@ class PsumTileExceedsBank(Rule):
     level = Level.ERROR
     summary = "A matmul or transpose writes a PSUM tile larger than one PSUM bank (2 KiB per partition)"
     explanation = """
-PSUM is split into 8 banks of 2 KiB per partition (512 fp32 values). A
-TensorE instruction writes its result into one bank: the destination of
-`nisa.nc_matmul` / `nl.matmul` or of a TensorE transpose may hold at most
-`nl.tile_size.psum_bank_fmax` (512) fp32 values per partition on trn1 and
-trn2. On trn3 (NeuronCore-v4) `nc_matmul` and `nc_matmul_mx` may span all 8
-banks: at most 4096 fp32 or 8192 bf16 values (16 KiB) per partition.
+Finds matmuls and TensorE transposes whose PSUM destination is larger than
+one instruction may write (an error; a warning naming the bound when only
+some values the code allows are too large). It also warns at a PSUM
+allocation larger than one bank that an instruction other than a trn3 matmul
+reads or writes whole (Tile-Size Constraint #2: "for tiles in PSUM, the F
+dimension size must not exceed `psum_bank_fmax`"); a multi-bank PSUM tensor
+that every instruction accesses one bank-sized slice at a time is fine. With
+the legacy direct-allocation API (`ncc.psum.alloc` / `mod_alloc`) a physical
+PSUM tile cannot span banks at all, so that case is an error.
 
-The rule reports the matmul or transpose whose destination is larger
-(error; a warning naming the bound when only some values the code allows
-are too large). It also warns at a PSUM allocation larger than one bank
-that an instruction other than a trn3 matmul reads or writes whole
-(Tile-Size Constraint #2: "for tiles in PSUM, the F dimension size must
-not exceed `psum_bank_fmax`"); a multi-bank PSUM tensor that every
-instruction accesses one bank-sized slice at a time is fine. With the legacy
-direct-allocation API (`ncc.psum.alloc` / `mod_alloc`) a physical PSUM
-tile cannot span banks at all, so that case is an error.
+**Why on Trainium:** PSUM is split into 8 banks of 2 KiB per partition (512
+fp32 values). A TensorE instruction writes its result into one bank: the
+destination of `nisa.nc_matmul` / `nl.matmul` or of a TensorE transpose may
+hold at most `nl.tile_size.psum_bank_fmax` (512) fp32 values per partition
+on trn1 and trn2. On trn3 (NeuronCore-v4) `nc_matmul` and `nc_matmul_mx` may
+span all 8 banks: at most 4096 fp32 or 8192 bf16 values (16 KiB) per
+partition.
 
 **Fix:** tile the free dimension by 512 fp32 values (one bank): loop over
 `j` and write `ps[:, j * 512:(j + 1) * 512]`, or allocate one PSUM tile

@@ -18,22 +18,23 @@ class SbufLiveSetOverflow(Rule):
     level = Level.WARNING
     summary = "The SBUF tensors live at once need more bytes per partition than the target's usable SBUF"
     explanation = """
-Every SBUF tensor occupies its bytes per partition from its allocation to
-its last use. When the tensors live at one point of the kernel need more
-than the usable SBUF per partition (176 KiB on trn1, 212 728 B on trn2, an
-assumed 240 KiB on trn3; configurable as `sbuf_usable_bytes_per_partition`
-in `[tool.nkilint.hardware]`), the compiler spills data to HBM and reloads
-it ("the Neuron compiler will insert the necessary spills or refills"),
-which costs DMA bandwidth, or fails to allocate.
+Finds the allocation at which the SBUF tensors live together first need
+more than the usable SBUF per partition (176 KiB on trn1, 212 728 B on trn2,
+an assumed 240 KiB on trn3; configurable as
+`sbuf_usable_bytes_per_partition` in `[tool.nkilint.hardware]`), and names
+the largest of them. The estimate is a lower bound over the kernel graph: a
+tensor is live from its allocation to its last use (the whole loop when it
+is used inside a loop it was not allocated in); a tile allocated inside a
+loop counts once (the compiler's extra pipelining buffers are not counted),
+a tile stored in a list in a loop counts once per iteration; legacy block
+dimensions count one block; a tensor in a loop that may not run does not
+count.
 
-The estimate is a lower bound over the kernel graph: a tensor is live from
-its allocation to its last use (the whole loop when it is used inside a loop
-it was not allocated in); a tile allocated inside a loop counts once (the
-compiler's extra pipelining buffers are not counted), a tile stored in a
-list in a loop counts once per iteration; legacy block dimensions count one
-block; a tensor in a loop that may not run does not count. The finding names
-the largest tensors live at the allocation where the budget is first
-exceeded.
+**Why on Trainium:** every SBUF tensor occupies its bytes per partition
+from its allocation to its last use. When the live tensors do not fit, the
+compiler spills data to HBM and reloads it ("the Neuron compiler will insert
+the necessary spills or refills"), which costs DMA bandwidth, or fails to
+allocate.
 
 **Fix:** shrink what stays resident: stream large inputs in tiles instead
 of caching them whole, allocate temporaries inside the loop that uses them,

@@ -19,20 +19,21 @@ class SbufTensorTooLarge(Rule):
     level = Level.ERROR
     summary = "One SBUF tensor needs more bytes per partition than the target's usable SBUF"
     explanation = """
-SBUF has 128 partitions of 192 KiB (trn1), 224 KiB (trn2) or 256 KiB (trn3)
-each, and the compiler keeps part of every partition for itself: kernels
-may allocate 176 KiB per partition on trn1 (legacy direct-allocation guide:
-"192KiB-16KiB"), 212 728 B on trn2 (the budget nki-library computes:
-`224*1024 - 16384 - 8 - 256`); for trn3 the docs give no number and nkilint
-assumes 240 KiB. A tensor's bytes per partition are the product of its free
-dimensions times the dtype size (legacy block dimensions are logical tiles:
-one block is checked). A tensor larger than the usable space cannot be
-allocated.
-
-On trn3, where the usable size is an assumption, a tensor between the
-assumed budget and the physical 256 KiB is a warning. Set
+Finds a single SBUF tensor whose bytes per partition (the product of its
+free dimensions times the dtype size; legacy block dimensions are logical
+tiles, so one block is checked) exceed the usable space of a partition. On
+trn3, where the usable size is an assumption, a tensor between the assumed
+budget and the physical 256 KiB is a warning. Set
 `sbuf_usable_bytes_per_partition` in `[tool.nkilint.hardware]` to use your
 own budget.
+
+**Why on Trainium:** SBUF has 128 partitions of 192 KiB (trn1), 224 KiB
+(trn2) or 256 KiB (trn3) each, and the compiler keeps part of every
+partition for itself: kernels may allocate 176 KiB per partition on trn1
+(legacy direct-allocation guide: "192KiB-16KiB"), 212 728 B on trn2 (the
+budget nki-library computes: `224*1024 - 16384 - 8 - 256`); for trn3 the
+docs give no number and nkilint assumes 240 KiB. A tensor larger than the
+usable space cannot be allocated.
 
 **Fix:** tile the free dimension and stream the tiles (load, compute and
 store one block per loop iteration), or keep the data in a narrower dtype.

@@ -32,20 +32,22 @@ class SharedHbmNotTopLevel(Rule):
     level = Level.ERROR
     summary = "A shared_hbm tensor is created inside a loop, a device-side branch or a helper (legacy NKI)"
     explanation = """
-Legacy NKI (`neuronxcc.nki`) creates `nl.shared_hbm` tensors only in the
-top-level scope of the kernel: "Creating shared_hbm tensors inside a loop,
-under if condition or inside another function called by the top-level nki
-kernel is not supported" (`err_shared_hbm_must_in_kernel_level`). The
-rule reports such allocations in legacy kernels: inside any loop, inside a
-helper function the kernel calls, or under an `if` whose condition calls an
-NKI API (a device value such as `nl.program_id(0)`; a plain Python `if` is
-decided while tracing and is not seen by the compiler).
+Finds `nl.shared_hbm` allocations in legacy kernels that are not in the
+kernel's top-level scope: inside any loop, inside a helper function the
+kernel calls, or under an `if` whose condition calls an NKI API (a device
+value such as `nl.program_id(0)`; a plain Python `if` is decided while
+tracing and is not seen by the compiler). The current `nki.*` compiler has a
+related check (nki-library disables it with
+`experimental_flags="skip-non-top-level-shared-hbm-check"`), but nki-library
+allocates `shared_hbm` outputs in helpers throughout without that flag, so
+its exact scope is not documented; nkilint does not report current-API
+kernels.
 
-The current `nki.*` compiler has a related check (nki-library disables it
-with `experimental_flags="skip-non-top-level-shared-hbm-check"`), but
-nki-library allocates `shared_hbm` outputs in helpers throughout without
-that flag, so its exact scope is not documented; nkilint does not report
-current-API kernels.
+**Why on Trainium:** legacy NKI (`neuronxcc.nki`) creates `nl.shared_hbm`
+tensors only in the top-level scope of the kernel: "Creating shared_hbm
+tensors inside a loop, under if condition or inside another function called
+by the top-level nki kernel is not supported"
+(`err_shared_hbm_must_in_kernel_level`).
 
 **Fix:** hoist the `nl.ndarray(..., buffer=nl.shared_hbm)` to the top of
 the kernel and pass it (or slices of it) to the loop body or helper.

@@ -23,8 +23,7 @@ class DmaTransposeShape(Rule):
     level = Level.ERROR
     summary = "nisa.dma_transpose with axes, ranks or (HWDGE) shapes the DMA engines do not support"
     explanation = """
-`nisa.dma_transpose` (NeuronCore-v3+) moves the innermost source dimension
-onto the partitions. Its documented shape rules:
+Finds `nisa.dma_transpose` calls that break its documented shape rules:
 
 * `axes` is one of `(1, 0)`, `(2, 1, 0)`, `(3, 1, 2, 0)`: only 2-D, 3-D and
   4-D sources;
@@ -33,6 +32,11 @@ onto the partitions. Its documented shape rules:
   `src.shape[0] == 16`; a 3-D/4-D source has `src.shape[0]` in
   `{1, 2, 4, 8, 16}` and `src.shape[0] * src.shape[-2]` a multiple of 16; and
   `src.shape[-1] <= 128` (it becomes the partition dimension).
+
+**Why on Trainium:** `nisa.dma_transpose` (NeuronCore-v3+) moves the
+innermost source dimension onto the partitions inside the DMA engine, which
+supports only these permutations and, with hardware descriptor generation,
+only these block shapes.
 
 **Fix:** pass one of the supported `axes`, give `dst` the rank of `src`,
 and for hardware DGE tile the source into `[16, <=128]` blocks; otherwise

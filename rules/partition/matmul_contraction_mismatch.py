@@ -20,13 +20,20 @@ class MatmulContractionMismatch(Rule):
     level = Level.ERROR
     summary = "A matmul's contraction dimension is not the shared partition dimension of both operands"
     explanation = """
-TensorE computes `stationary.T @ moving`: the contraction dimension is the
-partition dimension of **both** operands, so `stationary.shape[0]` must equal
-`moving.shape[0]`, and it is at most 128 (at most `row_size` when
-`tile_size` selects row tiling). Legacy `nl.matmul(x, y)` without
-`transpose_x=True` computes `x @ y` and transposes `x` first: `x`'s free
-dimension is then the contraction, must equal `y`'s partition dimension and
-is limited to 128; with `transpose_x=True` `x` is already `[K, M]`.
+Finds matmuls whose operands disagree on the contraction dimension:
+`nc_matmul` operands whose partition dimensions differ (or exceed the
+`row_size` that `tile_size` selects), and legacy `nl.matmul(x, y)` calls
+whose contraction sizes differ or, without `transpose_x=True`, whose `x` has
+a free dimension above 128.
+
+**Why on Trainium:** TensorE computes `stationary.T @ moving`: the
+contraction dimension is the partition dimension of **both** operands, so
+`stationary.shape[0]` must equal `moving.shape[0]`, and it is at most 128 (at
+most `row_size` when `tile_size` selects row tiling). Legacy
+`nl.matmul(x, y)` without `transpose_x=True` computes `x @ y` and transposes
+`x` first: `x`'s free dimension is then the contraction, must equal `y`'s
+partition dimension and is limited to 128; with `transpose_x=True` `x` is
+already `[K, M]`.
 
 **Fix:** lay both operands out as `[K, ...]` with K on the partitions
 (transpose one of them with `nc_transpose` or a DMA transpose), and for

@@ -20,13 +20,16 @@ class MatmulMovingFreeOverLimit(Rule):
     level = Level.ERROR
     summary = "A matmul's moving operand has more columns than one matmul can stream (512 on trn1/trn2)"
     explanation = """
-The moving operand of `nc_matmul` streams through the systolic array; its
-free size (all free dimensions flattened) becomes the output's free size.
-On trn1 and trn2 (NeuronCore-v2/v3) it may not exceed 512
+Finds matmuls whose moving operand has a free size (all free dimensions
+flattened) above what the target's TensorE takes in one instruction; legacy
+`nl.matmul(x, y)` limits `y`'s free size the same way.
+
+**Why on Trainium:** the moving operand of `nc_matmul` streams through the
+systolic array, and its free size becomes the output's free size. On trn1
+and trn2 (NeuronCore-v2/v3) it may not exceed 512
 (`nl.tile_size.gemm_moving_fmax`, the fp32 elements of one PSUM bank). On
 trn3 (NeuronCore-v4) it may go up to 4096 with an fp32 `dst` or 8192 with a
-bfloat16 `dst` (all eight PSUM banks). Legacy `nl.matmul(x, y)` limits `y`'s
-free size the same way.
+bfloat16 `dst` (all eight PSUM banks).
 
 **Fix:** split the moving operand's free dimension into slices of at most
 512 columns (`b[:, n * 512:(n + 1) * 512]`), one matmul and one PSUM tile per

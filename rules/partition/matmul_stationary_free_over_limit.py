@@ -20,13 +20,15 @@ class MatmulStationaryFreeOverLimit(Rule):
     level = Level.ERROR
     summary = "A matmul's stationary operand has more than 128 columns (its free size)"
     explanation = """
-The stationary operand of `nc_matmul` is loaded into the 128x128 systolic
-array: its free size (all free dimensions flattened) becomes the output's
-partition dimension and may not exceed 128 (`nl.tile_size.gemm_stationary_fmax`),
-or `column_size` when `tile_size` selects column tiling. For legacy
-`nl.matmul(x, y, transpose_x=True)` this is `x`'s free size; without
-`transpose_x`, `x`'s partition dimension plays that role and is limited by
-the partition count.
+Finds matmuls whose stationary operand has a free size (all free dimensions
+flattened) above 128, or above `column_size` when `tile_size` selects column
+tiling. For legacy `nl.matmul(x, y, transpose_x=True)` this is `x`'s free
+size; without `transpose_x`, `x`'s partition dimension plays that role and
+is limited by the partition count.
+
+**Why on Trainium:** the stationary operand of `nc_matmul` is loaded into
+the 128x128 systolic array: its free size becomes the output's partition
+dimension and may not exceed 128 (`nl.tile_size.gemm_stationary_fmax`).
 
 **Fix:** split the stationary operand's free dimension into 128-column
 slices (`a[:, m * 128:(m + 1) * 128]`), one matmul (and one PSUM tile) per

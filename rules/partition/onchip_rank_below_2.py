@@ -22,10 +22,13 @@ class OnChipRankBelowTwo(Rule):
     level = Level.ERROR
     summary = "An SBUF or PSUM tensor has fewer than two dimensions"
     explanation = """
-An on-chip tile is always at least two-dimensional: the partition dimension
-first, then one or more free dimensions (`[P, F...]`). A 1-D (or 0-D)
-allocation in SBUF or PSUM has no free dimension and the compiler rejects it
-("Insufficient rank"). HBM tensors may have any rank.
+Finds SBUF and PSUM allocations with fewer than two dimensions (a 1-D or
+0-D shape written out at the allocation). HBM tensors may have any rank.
+
+**Why on Trainium:** an on-chip tile is always at least two-dimensional:
+the partition dimension first, then one or more free dimensions
+(`[P, F...]`). A 1-D allocation in SBUF or PSUM has no free dimension and
+the compiler rejects it ("Insufficient rank").
 
 **Fix:** give the tile an explicit partition dimension: `(1, 512)` for a
 single row, or better `(128, 4)` to spread the 512 values over all

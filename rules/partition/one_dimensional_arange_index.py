@@ -22,11 +22,15 @@ class OneDimensionalArangeIndex(Rule):
     level = Level.ERROR
     summary = "A legacy tensor index uses a 1-D nl.arange (it needs [:, None] or [None, :])"
     explanation = """
-Legacy NKI index tiles must be at least two-dimensional to match the
-partition x free layout of SBUF and PSUM. Indexing a tensor with a plain
-`nl.arange(n)` (1-D) is rejected ("Indexing a NKI tensor with 1D arange is
-not supported", legacy `err_1d_arange_not_supported`): the compiler cannot
-tell whether the index runs over partitions or over the free dimension.
+Finds legacy tensor indices that use a plain 1-D `nl.arange(n)` (the call
+itself, or a name every definition of which is one).
+
+**Why on Trainium:** legacy NKI index tiles must be at least
+two-dimensional to match the partition x free layout of SBUF and PSUM.
+Indexing a tensor with a 1-D `nl.arange` is rejected ("Indexing a NKI tensor
+with 1D arange is not supported", legacy `err_1d_arange_not_supported`): the
+compiler cannot tell whether the index runs over partitions or over the
+free dimension.
 
 **Fix:** add the missing axis: `nl.arange(n)[:, None]` for a partition
 index, `nl.arange(n)[None, :]` for a free index, use `nl.mgrid`, or use a

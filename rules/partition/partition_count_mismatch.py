@@ -28,20 +28,24 @@ class PartitionCountMismatch(Rule):
     level = Level.ERROR
     summary = "Operands of one instruction span different numbers of partitions"
     explanation = """
-Vector, Scalar and GpSimd instructions stream every operand partition by
-partition: the inputs and the output of `tensor_tensor`, `tensor_scalar`,
-`activation`, `tensor_copy`, scans and reductions must cover the same number
-of partitions, and per-partition scalars (`tensor_scalar` `operand0/1`,
-`activation` `bias`/`scale`, `reduce_res`) are `(P, 1)` tiles with the same
-`P` as the data. The compiler stops with "number of partitions (dimension 0
-size of a tile) mismatch" (legacy `err_num_partition_mismatch`).
-
-Broadcasting: legacy `nki.language` calls (`nl.add(x, y)`) broadcast a
+Finds instructions whose tensor operands provably cover different numbers
+of partitions: the inputs and the output of `tensor_tensor`,
+`tensor_scalar`, `activation`, `tensor_copy`, scans and reductions, the
+per-partition scalars (`tensor_scalar` `operand0/1`, `activation`
+`bias`/`scale`, `reduce_res`), element-wise `nl` calls and operators, and
+legacy assignments `t[...] = v`. Broadcasting is allowed where the API
+broadcasts: legacy `nki.language` calls (`nl.add(x, y)`) broadcast a
 1-partition operand across the partitions; legacy operator overloads
 (`x + y`) cannot (a documented known issue, reported as a warning); the
 `nki.*` `nl` calls (0.3+) do not broadcast at all; `nisa` instructions never
 broadcast on the partition dimension. Assignments `t[...] = v` may broadcast
 a 1-partition value.
+
+**Why on Trainium:** Vector, Scalar and GpSimd instructions stream every
+operand partition by partition, so all operands of one instruction must
+cover the same partitions, and per-partition scalars are `(P, 1)` tiles with
+the same `P` as the data. The compiler stops with "number of partitions
+(dimension 0 size of a tile) mismatch" (legacy `err_num_partition_mismatch`).
 
 **Fix:** slice the operands to the same partition range, broadcast
 explicitly (`y.broadcast_to((128, F))` in legacy code, or a `(P, 1)`

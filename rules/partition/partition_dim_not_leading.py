@@ -23,14 +23,16 @@ class PartitionDimNotLeading(Rule):
     level = Level.ERROR
     summary = "nl.par_dim used as a block dimension (not first), or at all in nki.* code"
     explanation = """
-The partition dimension of an on-chip tensor must be its left-most
-dimension. Legacy NKI allowed *block dimensions* in front of it
-(`nl.ndarray((8, nl.par_dim(128), 512), ...)`); they gave warnings in
-Neuron SDK 2.23/2.24 and are a compile error from SDK 2.25
-("The leading dimension of SBUF/PSUM tensors must be the partition
-dimension", legacy `err_leading_dimension_of_tensor_must_be_partition`).
-The new `nki.*` namespace (NKI 0.2+) has no `par_dim` at all: every use of
-it there fails.
+Finds on-chip tensors whose partition dimension is not the left-most one:
+legacy *block dimensions* in front of `nl.par_dim`
+(`nl.ndarray((8, nl.par_dim(128), 512), ...)`), and any use of `par_dim`
+in the new `nki.*` namespace (NKI 0.2+), which has no `par_dim` at all.
+
+**Why on Trainium:** the partition dimension of an on-chip tensor must be
+its left-most dimension. Block dimensions gave warnings in Neuron SDK
+2.23/2.24 and are a compile error from SDK 2.25 ("The leading dimension of
+SBUF/PSUM tensors must be the partition dimension", legacy
+`err_leading_dimension_of_tensor_must_be_partition`).
 
 **Fix:** allocate one tile per block (a list of tiles, or allocate inside
 the loop), or fold the block into a free dimension: `(8, par_dim(128), 512)`

@@ -21,25 +21,26 @@ class PartitionSizeOverLimit(Rule):
     level = Level.ERROR
     summary = "An SBUF or PSUM tensor spans more partitions than the hardware has (128)"
     explanation = """
-SBUF and PSUM are two-dimensional memories of 128 partitions on every
-Trainium generation. The first dimension of an on-chip tensor (the
-partition dimension, or the legacy `par_dim`) maps onto those partitions, so
-it can never exceed `nl.tile_size.pmax` (128); the compiler stops with
-"Size of partition dimension 256 exceeds architecture limitation of 128"
-(legacy `err_num_partition_exceed_arch_limit`). This rule finds such tiles
-in allocations (`nl.ndarray`, `nl.zeros`, `*_like`, ...; this includes the
+Finds on-chip tiles whose partition dimension (the first dimension, or the
+legacy `par_dim`) is larger than the hardware's 128 partitions: in
+allocations (`nl.ndarray`, `nl.zeros`, `*_like`, ...; this includes the
 SBUF side of a `dma_copy`), in tiles returned by legacy `nl.load` /
 `nl.load_transpose2d` (sized by the HBM slice), in the results of legacy
 compute calls, and in on-chip tiles addressed with legacy `nl.arange` /
 `nl.mgrid` indices. HBM tensors have no partition dimension and are exempt.
-
 When a legacy result tile only inherits an oversized partition dimension
-from its input, only the input (the root cause) is reported.
+from its input, only the input (the root cause) is reported. The finding is
+an error when every value the code allows is too large, and a warning that
+names the bound when only some are (for example `assert K <= 256` leaves
+room for K > 128). A bound that comes from compound arithmetic
+(`x + x % 2`) is not trusted and gives no warning.
 
-The finding is an error when every value the code allows is too large, and
-a warning that names the bound when only some are (for example
-`assert K <= 256` leaves room for K > 128). A bound that comes from
-compound arithmetic (`x + x % 2`) is not trusted and gives no warning.
+**Why on Trainium:** SBUF and PSUM are two-dimensional memories of 128
+partitions on every Trainium generation. The partition dimension of an
+on-chip tensor maps onto those partitions, so it can never exceed
+`nl.tile_size.pmax` (128); the compiler stops with "Size of partition
+dimension 256 exceeds architecture limitation of 128" (legacy
+`err_num_partition_exceed_arch_limit`).
 
 **Fix:** tile the data: loop over blocks of at most 128 rows
 (`for i in range(n // 128)` with `t[i * 128:(i + 1) * 128, :]`), or fold

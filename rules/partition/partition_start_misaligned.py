@@ -21,9 +21,21 @@ class PartitionStartMisaligned(Rule):
     level = Level.ERROR
     summary = "A Vector/Scalar-engine operand starts off a quadrant boundary (start-partition rule)"
     explanation = """
-Vector and Scalar Engine instructions access SBUF/PSUM tiles that start at
-restricted partitions. The Trainium/Inferentia2 architecture guide states
-the rule by the number of partitions the operand spans:
+Finds Vector, Scalar and other compute-engine operands (slices of on-chip
+tiles) that start at a partition the engines cannot access from, for the
+number of partitions they span. A start that is not a multiple of 32 is an
+error on every generation (nki-library's `cross_partition_copy` states it
+for `tensor_copy` on current hardware). The size-dependent part is
+documented for NeuronCore-v2 (trn1) only and is a warning on trn2/trn3,
+where nki-library copies more than 32 partitions from any 32-aligned start.
+DMA instructions (`dma_copy`, `nl.load`/`nl.store`), GpSimd instructions and
+MX-scale packing are exempt. The rule only reports starts it can decide:
+slices of compiler-placed tensors with known offsets.
+
+**Why on Trainium:** Vector and Scalar Engine instructions access SBUF/PSUM
+tiles that start at restricted partitions. The Trainium/Inferentia2
+architecture guide states the rule by the number of partitions the operand
+spans:
 
 * more than 64 partitions: start at partition 0;
 * 33 to 64 partitions: start at 0 or 64;
@@ -31,14 +43,7 @@ the rule by the number of partitions the operand spans:
 
 The compiler's allocator places whole tensors accordingly, but a slice such
 as `t[16:48, :]` passed to a compute instruction starts wherever the slice
-says. A start that is not a multiple of 32 is an error on every generation
-(nki-library's `cross_partition_copy` states it for `tensor_copy` on current
-hardware). The size-dependent part is documented for NeuronCore-v2 (trn1)
-only and is a warning on trn2/trn3, where nki-library copies more than 32
-partitions from any 32-aligned start. DMA instructions (`dma_copy`,
-`nl.load`/`nl.store`), GpSimd instructions and MX-scale packing are exempt.
-The rule only reports starts it can decide: slices of compiler-placed
-tensors with known offsets.
+says.
 
 **Fix:** slice at a quadrant boundary, copy through a quadrant-aligned
 temporary, or move data across partitions with `nc_stream_shuffle` / a DMA

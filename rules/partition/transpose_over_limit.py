@@ -19,13 +19,18 @@ class TransposeOverLimit(Rule):
     level = Level.ERROR
     summary = "A partition/free transpose is larger than its engine handles (128x128 TensorE, 32x32 VectorE)"
     explanation = """
-`nisa.nc_transpose` swaps the partition and free dimensions of a tile (all
-free dimensions are flattened first). On the Tensor Engine it is a matmul
-with an identity matrix and takes inputs up to `[128, 128]`; on the Vector
-Engine (`engine=nisa.engine.vector`) only up to `[32, 32]`. Without an
-engine, the compiler picks one, so the input must fit at least 128x128.
-`nl.transpose(x)` takes a 2-D tile whose dimensions are both at most 128
-(legacy `err_size_of_dimension_exceed_arch_limit`,
+Finds transposes whose input is larger than the engine transposes:
+`nisa.nc_transpose` inputs with a partition or (flattened) free size above
+the limit of the engine it runs on, and `nl.transpose(x)` inputs that are
+not 2-D or have a dimension above 128.
+
+**Why on Trainium:** `nisa.nc_transpose` swaps the partition and free
+dimensions of a tile (all free dimensions are flattened first). On the
+Tensor Engine it is a matmul with an identity matrix and takes inputs up to
+`[128, 128]`; on the Vector Engine (`engine=nisa.engine.vector`) only up to
+`[32, 32]`. Without an engine, the compiler picks one, so the input must fit
+at least 128x128. `nl.transpose(x)` takes a 2-D tile whose dimensions are
+both at most 128 (legacy `err_size_of_dimension_exceed_arch_limit`,
 `err_exceed_max_supported_dimension`).
 
 **Fix:** transpose in blocks: loop over 128-column slices
