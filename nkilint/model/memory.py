@@ -121,6 +121,16 @@ class TensorMem:
     def counted(self) -> bool:
         return self.used and not self.fused
 
+    @property
+    def site(self) -> Site | None:
+        """Where the tensor is allocated (or returned, for a legacy result tile)."""
+        return self.data.get("site")
+
+    @property
+    def partition_axis(self) -> int:
+        """The position of the partition dimension (legacy ``par_dim``; 0 otherwise)."""
+        return self.data.get("partition_axis") or 0
+
     def banks(self, bank_bytes: int) -> int:
         """PSUM banks one copy takes (lower bound, at least one)."""
         return max(1, -(-self.tile_lo // bank_bytes))

@@ -95,7 +95,7 @@ copy it out with `nisa.dma_copy` / `nl.store`.
                 allocator = t.api.rpartition(".")[2]
                 if t.origin != "alloc" or allocator not in self._INIT:
                     continue
-                buffer = t.data.get("buffer")
+                buffer = t.buffer
                 short = "nl." + allocator
                 if buffer in HBM:
                     reporter.at_site(

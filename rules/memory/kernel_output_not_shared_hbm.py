@@ -124,7 +124,7 @@ into it (`nisa.dma_copy` / legacy `nl.store`), and return the HBM tensor.
                 for value in values:
                     if not isinstance(value, ast.Name) or value.id not in by_name:
                         continue
-                    buffers = {t.data.get("buffer") for t in by_name[value.id]}
+                    buffers = {t.buffer for t in by_name[value.id]}
                     if len(buffers) != 1:
                         continue
                     buffer = buffers.pop()

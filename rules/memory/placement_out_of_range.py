@@ -154,7 +154,7 @@ it, or let the compiler allocate it (drop `address=`).
                 p = mm.placement(t, target)
                 if p is None:
                     continue
-                site = t.data.get("site")
+                site = t.site
                 where = f"{t.buffer.upper()} tensor {t.name} placed at {p.text}"
                 psize = q.partition_size(t.data)
                 pc = None if psize is None else q.lower(psize)

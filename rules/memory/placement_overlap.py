@@ -133,13 +133,13 @@ is written.
                     if p.b0 >= pu.b1 or pu.b0 >= p.b1:
                         continue
                     reporter.at_site(
-                        t.data.get("site"),
+                        t.site,
                         f"{t.buffer.upper()} tensor {t.name} ({_span_text(t.buffer, p, bank)}) overlaps {u.name} "
                         f"({_span_text(u.buffer, pu, bank)}, line {u.line}) on partitions {max(p.p0, pu.p0)} to "
                         f"{min(p.p0 + int(pc), pu.p0 + int(pcu)) - 1} while {u.name} is still live",
                         hint=f"place {t.name} at byte {pu.b1} or later, or end {u.name}'s last use first",
                         kernel=kernel.name,
-                        related=site_related(ctx, [(u.data.get("site"), f"{u.name} is placed here")]),
+                        related=site_related(ctx, [(u.site, f"{u.name} is placed here")]),
                     )
                     break
                 placed.append((t, p, int(pc)))

@@ -174,12 +174,12 @@ fewer, larger-K groups; allocate PSUM tiles inside the loop that uses them.
                 if at.banks(mem.bank_bytes) > o.capacity:
                     continue  # one tile alone is too large: NKI202
                 reporter.at_site(
-                    at.data.get("site"),
+                    at.site,
                     f"PSUM needs at least {o.total} banks at the allocation of {at.name} but {target.name} has "
                     f"{o.capacity} ({mem.bank_bytes} B each); live together: {live_text(mem, o.live)}",
                     hint="evict each PSUM result to SBUF (nisa.tensor_copy) in the loop that produces it, instead of "
                     "keeping several PSUM tiles live",
                     kernel=kernel.name,
-                    related=site_related(ctx, [(t.data.get("site"), f"{t.name} is live here") for t in o.live
+                    related=site_related(ctx, [(t.site, f"{t.name} is live here") for t in o.live
                                                 if t is not at]),
                 )

@@ -131,13 +131,13 @@ at most one bank (512 fp32 values), allocated inside the loop that fills it.
             for t in mem.of("psum"):
                 if t.fused:
                     continue
-                elems = free_elements(t.shape_v, t.data.get("partition_axis") or 0)
+                elems = free_elements(t.shape_v, t.partition_axis)
                 block = " per block" if t.blocks_v is not None else ""
                 where = f"PSUM holds {cap} B per partition on {ctx.target.name} ({cap_banks} banks of {bank} B)"
                 hint = "evict matmul results to SBUF and keep each PSUM tensor within one bank (512 fp32 values)"
                 if t.tile_lo > cap:
                     reporter.at_site(
-                        t.data.get("site"),
+                        t.site,
                         f"PSUM tensor {t.name} is {t.tile_lo} B per partition{block} ({fmt_count(elems)} x "
                         f"{t.dtype}); {where}",
                         level=Level.ERROR, hint=hint, kernel=kernel.name,
@@ -146,7 +146,7 @@ at most one bank (512 fp32 values), allocated inside the loop that fills it.
                 hi = attainable_bytes(node(mem.graph, t.node_id)) if t.blocks_v is None else None
                 if hi is not None and hi > cap:
                     reporter.at_site(
-                        t.data.get("site"),
+                        t.site,
                         f"PSUM tensor {t.name} may be up to {int(hi)} B per partition ({fmt_count(elems)} x "
                         f"{t.dtype}); {where}{fit_condition(node(mem.graph, t.node_id), cap)}",
                         level=Level.WARNING, hint=hint, kernel=kernel.name,

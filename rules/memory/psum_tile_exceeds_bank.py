@@ -7,7 +7,7 @@ from nkilint.findings import Level
 from nkilint.model import query as q
 from nkilint.model.api_semantics import MATMUL_APIS, TRANSPOSE_APIS
 from nkilint.model.dtypes import DTYPE_BYTES
-from nkilint.model.views import Op, Operand, Tensor, ops_of
+from nkilint.model.views import Op, Operand, Tensor, ops_of, tensors_of
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
@@ -181,7 +181,6 @@ per block; on trn3 keep matmul destinations within 4096 fp32 / 8192 bf16.
     def check(self, ctx: RuleContext) -> None:
         reporter = Reporter(ctx)
         for kernel in ctx.model.kernels:
-            g = kernel.graph
             reported: set[str] = set()
             for op in ops_of(kernel):
                 if op.api not in MATMUL_APIS + TRANSPOSE_APIS:
@@ -193,10 +192,10 @@ per block; on trn3 keep matmul destinations within 4096 fp32 / 8192 bf16.
                 limit, what = self._limit(ctx, transpose)
                 if self._report_size(reporter, dst, op, limit, what, kernel.name):
                     reported.add(dst.base_id)
-            for node_id, data in g.tensors():
-                if data.get("buffer") != "psum" or data.get("origin") != "alloc" or node_id in reported:
+            for t in tensors_of(kernel):
+                if t.buffer != "psum" or t.origin != "alloc" or t.id in reported:
                     continue
-                self._check_alloc(ctx, reporter, Tensor(g, node_id), kernel.name)
+                self._check_alloc(ctx, reporter, t, kernel.name)
 
     @staticmethod
     def _limit(ctx: RuleContext, transpose: bool) -> tuple[int, str]:

@@ -117,7 +117,7 @@ reuse buffers, or use narrower dtypes.
                 if at.tile_lo > o.capacity:
                     continue  # one tile alone is too large: NKI204
                 reporter.at_site(
-                    at.data.get("site"),
+                    at.site,
                     f"SBUF needs at least {o.total} B per partition at the allocation of {at.name} but "
                     f"{o.capacity} B are usable on {target.name}; live together: {live_text(mem, o.live, 8)}",
                     hint="stream large tensors in tiles, allocate temporaries in the loop that uses them, or use "

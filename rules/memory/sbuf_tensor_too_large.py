@@ -122,14 +122,14 @@ store one block per loop iteration), or keep the data in a narrower dtype.
             for t in mem.of("sbuf"):
                 if t.fused:
                     continue
-                elems = free_elements(t.shape_v, t.data.get("partition_axis") or 0)
+                elems = free_elements(t.shape_v, t.partition_axis)
                 block = " per block" if t.blocks_v is not None else ""
                 what = f"SBUF tensor {t.name} is {t.tile_lo} B per partition{block} ({fmt_count(elems)} x {t.dtype or '?'})"
                 hint = "tile the free dimension and stream blocks through a loop, or use a narrower dtype"
                 if t.tile_lo > usable:
                     if assumed and t.tile_lo <= raw:
                         reporter.at_site(
-                            t.data.get("site"),
+                            t.site,
                             f"{what}; nkilint assumes {usable} B per partition are usable on {name} (the physical "
                             f"partition holds {raw} B)",
                             level=Level.WARNING, hint=hint, kernel=kernel.name,
@@ -138,14 +138,14 @@ store one block per loop iteration), or keep the data in a narrower dtype.
                         limit = (f"an SBUF partition holds {raw} B on {name}" if assumed
                                  else f"at most {usable} B per partition are usable on {name}")
                         reporter.at_site(
-                            t.data.get("site"), f"{what}; {limit}",
+                            t.site, f"{what}; {limit}",
                             level=Level.ERROR, hint=hint, kernel=kernel.name,
                         )
                     continue
                 hi = attainable_bytes(node(mem.graph, t.node_id)) if t.blocks_v is None else None
                 if hi is not None and hi > usable:
                     reporter.at_site(
-                        t.data.get("site"),
+                        t.site,
                         f"SBUF tensor {t.name} may be up to {int(hi)} B per partition ({fmt_count(elems)} x "
                         f"{t.dtype}); at most {usable} B per partition are usable on {name}"
                         f"{fit_condition(node(mem.graph, t.node_id), usable)}",

@@ -229,9 +229,7 @@ def _inherits_oversize(t: Tensor, size, limit: int) -> bool:
     if not (over_always(size, limit) or over_maybe(size, limit)):
         return False
     g = t.graph
-    for op_id, _, d in g.g.in_edges(t.id, data=True):
-        if d.get("kind") != "writes":
-            continue
+    for op_id, _, _ in g.edges_of(t.id, "writes", out=False):
         # Matmul / PE-transpose results take their partitions from an input's
         # free dimension (reported by NKI106 / NKI108); other results from an
         # input's partition dimension (reported by this rule on the input).
