@@ -23,7 +23,7 @@ class OneDimensionalArangeIndex(Rule):
     summary = "A legacy tensor index uses a 1-D nl.arange (it needs [:, None] or [None, :])"
     explanation = """
 Finds legacy tensor indices that use a plain 1-D `nl.arange(n)` (the call
-itself, or a name every definition of which is one).
+itself, or a name every assignment of which in the function binds one).
 
 **Why on Trainium:** legacy NKI index tiles must be at least
 two-dimensional to match the partition x free layout of SBUF and PSUM.
@@ -94,7 +94,7 @@ plain slice such as `t[0:64, 0]`.
             # (the call itself, or a name every definition of which is one).
             fn = scopes.enclosing_function(site.node)
             elts = site.node.slice.elts if isinstance(site.node.slice, ast.Tuple) else [site.node.slice]
-            bare = [e for e in elts if arange_call(e) or (fn is not None and scopes.always(fn, e, arange_call))]
+            bare = [e for e in elts if arange_call(e) or _bound_to(scopes, fn, e, arange_call)]
             if not bare:
                 continue
             reporter.at_site(
@@ -104,3 +104,15 @@ plain slice such as `t[0:64, 0]`.
                 hint="use nl.arange(n)[:, None] for a partition index or nl.arange(n)[None, :] for a free index",
                 kernel=v.kernel.name,
             )
+
+
+def _bound_to(scopes: Scopes, fn: ast.AST | None, expr: ast.AST, pred) -> bool:
+    """``expr`` is a name of ``fn`` that every binding in ``fn``'s own scope
+    assigns directly (``i = ...``, not unpacked, annotated or augmented) to
+    a value satisfying ``pred``. One level only: ``j = i`` does not count."""
+    if fn is None or not isinstance(expr, ast.Name):
+        return False
+    defs = scopes.of(fn).bindings.get(expr.id, [])
+    return bool(defs) and all(
+        d.kind == "assign" and d.value is getattr(d.node, "value", None) and pred(d.value) for d in defs
+    )
