@@ -230,10 +230,10 @@ def test_parameters_of_helpers_analysed_alone_give_no_placement_errors():
     """
     (kernel,) = kernels_of(code)
     assert kernel.kind == "probable"
-    from nkilint_rules import _memory_facts as f
+    from nkilint.model import views
 
     (op_id, _), = list(kernel.graph.ops())
-    assert {o.buffer for o in f.operands(kernel.graph, op_id, f.kernel_role(None, kernel))} == {"unknown"}
+    assert {o.buffer for o in views.operands(kernel.graph, op_id, views.kernel_role(None, kernel))} == {"unknown"}
 
 
 def test_jit_kernel_parameters_give_warnings_not_errors(tmp_path):

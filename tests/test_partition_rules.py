@@ -10,7 +10,7 @@ import pytest
 
 from fixture_markers import lint_file
 from nkilint.model.values import Const, Int, Sym, attainable_upper, int_binop
-from nkilint_rules import _partition_facts as pf
+from nkilint_rules.partition import _shapes as pf
 
 
 def lint(tmp_path, code: str, rules: str = "NKI1", target: str = "trn2", version: str | None = None):
@@ -384,3 +384,31 @@ def test_size_dependent_start_rule_is_an_error_only_where_documented(tmp_path, t
             return y
         """, "NKI111", target=target)
     assert lines(found) == [(10, "NKI111", level)]
+
+
+def test_arange_index_names_follow_python_scoping(tmp_path):
+    """NKI110 counts a name as a bare 1-D arange only when every assignment
+    of it in the indexing function's own scope binds one (a nested function's
+    `i` is another variable; an unpacked or re-bound name is not certain)."""
+    code = """
+        import neuronxcc.nki as nki
+        import neuronxcc.nki.language as nl
+
+        @nki.jit
+        def kernel(a):
+            out = nl.ndarray((64, 1), dtype=nl.float32, buffer=nl.shared_hbm)
+            tmp = nl.zeros((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+            i = nl.arange(64)
+            c = nl.exp(tmp[i, 0])
+
+            def helper():
+                k = nl.arange(64)
+                return k
+
+            k = nl.arange(64)[:, None]
+            d = nl.exp(tmp[k, 0])
+            p, q = nl.arange(64), nl.arange(64)
+            e = nl.exp(tmp[p, 0])
+            return out
+    """
+    assert lines(lint(tmp_path, code, "NKI110")) == [(9, "NKI110", "error")]

@@ -153,3 +153,54 @@ def legacy_result_buffer(info: ApiInfo, engine_arg: str | None = None) -> str:
             return "sbuf"
         return "psum"
     return "sbuf"
+
+
+# ------------------------------------------------------------------ per-API classification
+# One answer each to "is this a matmul / transpose / DMA"; rules ask these
+# instead of keeping their own lists of names.
+def is_matmul(api: str) -> bool:
+    """A TensorE matrix multiplication (``nc_matmul``, ``nc_matmul_mx``, ``nl.matmul``)."""
+    info = classify(api)
+    return info is not None and info.kind == "matmul"
+
+
+def is_transpose(api: str) -> bool:
+    """A transpose through an engine (``nc_transpose``, ``nl.transpose``; not ``dma_transpose``)."""
+    info = classify(api)
+    return info is not None and info.kind == "transpose"
+
+
+def is_dma(api: str) -> bool:
+    """A call that moves data through a DMA queue (``dma_copy``, ``nl.load``, collectives, ...)."""
+    info = classify(api)
+    return info is not None and info.kind == "dma"
+
+
+MATMUL_APIS = ("nki.isa.nc_matmul", "nki.isa.nc_matmul_mx", "nki.language.matmul")
+TRANSPOSE_APIS = ("nki.isa.nc_transpose", "nki.language.transpose")
+
+# Parameters that take only tensors, per purpose. There are three sets and
+# they differ on purpose: each answers its own question, and widening one
+# changes what its users conclude.
+# * TENSOR_OPERAND_PARAMS (here): a kernel parameter the graph shows passed
+#   as one of these is surely a tensor, so its recorded memory (HBM for a
+#   top-level kernel) may be relied on (views.Operand.buffer, the memory
+#   rules NKI210-NKI213). Graph edge names (``in_``, the ISA spelling); not
+#   ``x`` (binary nl calls take scalars there; unary ones are handled apart).
+# * exprs.TENSOR_ARGUMENT_PARAMS: the same question asked of a call's syntax
+#   (keywords as written: ``in_tensor``, ``srcs``/``dsts``, outputs).
+# * interp.helpers._TENSOR_ONLY_PARAMS: whether the interpreter gives an
+#   unknown value passed there a tensor node (it includes ``x`` and the
+#   legacy ``on_true``/``on_false``).
+TENSOR_OPERAND_PARAMS = frozenset({
+    "data", "data0", "data1", "data2", "src", "dst", "in_", "stationary", "moving", "on_true_tile",
+    "on_false_tile", "predicate", "indices",
+})
+# DMAs whose endpoints are tensors passed as src/dst (or the legacy load/store
+# operands): an operand of one of these is certainly a tensor. Narrower than
+# is_dma (no collectives, no atomic_rmw/gather_flattened, no dma_compute),
+# whose operands may be descriptors or index tiles.
+DMA_ENDPOINT_APIS = frozenset({
+    "nki.isa.dma_copy", "nki.isa.dma_transpose", "nki.language.load", "nki.language.store",
+    "nki.language.load_transpose2d",
+})

@@ -2,7 +2,7 @@
 ranges and live sets, and the per-kernel memory summary.
 
 A pure function of a ``Kernel`` (its graph) and a ``Target``. The memory
-rules (``rules/memory.py``, NKI2xx) read :func:`analyze`; ``nkilint graph
+rules (``rules/memory/``, NKI2xx) read :func:`analyze`; ``nkilint graph
 --format json`` shows :func:`summarize` under ``"memory"``.
 
 Every number is a *lower bound*, so that an overflow the model finds is an
@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import ast
 import math
-import weakref
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -55,7 +54,9 @@ INF = math.inf
 
 
 def position(node_id: str) -> int:
-    """A node's place in program order (ids are numbered in creation order)."""
+    """A node's place in program order, from its id (ids are numbered in
+    creation order). Kept for callers outside a graph; the memory model
+    itself reads ``KernelGraph.seq``, the same number."""
     digits = "".join(ch for ch in node_id if ch.isdigit())
     return int(digits) if digits else 0
 
@@ -119,6 +120,16 @@ class TensorMem:
     @property
     def counted(self) -> bool:
         return self.used and not self.fused
+
+    @property
+    def site(self) -> Site | None:
+        """Where the tensor is allocated (or returned, for a legacy result tile)."""
+        return self.data.get("site")
+
+    @property
+    def partition_axis(self) -> int:
+        """The position of the partition dimension (legacy ``par_dim``; 0 otherwise)."""
+        return self.data.get("partition_axis") or 0
 
     def banks(self, bank_bytes: int) -> int:
         """PSUM banks one copy takes (lower bound, at least one)."""
@@ -279,14 +290,14 @@ class KernelMemory:
 
 
 # ----------------------------------------------------------------- analysis
-_CACHE: "weakref.WeakKeyDictionary[KernelGraph, dict[tuple, KernelMemory]]" = weakref.WeakKeyDictionary()
 
 
 def analyze(kernel_or_graph: Any, target: Target) -> KernelMemory:
     """The memory model of a kernel (cached per graph and target)."""
     graph: KernelGraph = getattr(kernel_or_graph, "graph", kernel_or_graph)
     key = (target.name, target.psum_banks, target.psum_bank_bytes, target.sbuf_usable_bytes_per_partition)
-    per_graph = _CACHE.setdefault(graph, {})
+    # Kept with the graph (dropped with it), one per target.
+    per_graph: dict[tuple, KernelMemory] = graph.memo.setdefault("memory.analyze", {})
     if key not in per_graph:
         per_graph[key] = _analyze(graph, target)
     return per_graph[key]
@@ -296,11 +307,11 @@ def _analyze(graph: KernelGraph, target: Target) -> KernelMemory:
     mem = KernelMemory(graph, target)
     spans: dict[str, list[int]] = {}
     for node_id, data in graph.g.nodes(data=True):
-        pos = position(node_id)
+        pos = graph.seq(node_id)
         if data.get("kind") == "loop":
             spans.setdefault(node_id, [pos, pos])
         for loop_id in data.get("loops", ()) or ():
-            span = spans.setdefault(loop_id, [position(loop_id), position(loop_id)])
+            span = spans.setdefault(loop_id, [graph.seq(loop_id), graph.seq(loop_id)])
             span[1] = max(span[1], pos)
     mem.loop_spans = {k: (v[0], v[1]) for k, v in spans.items()}
     assignment_stmts = {
@@ -332,8 +343,8 @@ def _tensor_mem(graph: KernelGraph, mem: KernelMemory, node_id: str, data: dict,
         size = DTYPE_BYTES.get(dtype or "")
         tile_bytes_v = _prod([Const(size), *shape[axis + 1:]]) if size else Unknown("dtype unknown")
     loops = tuple(data.get("loops", ()) or ())
-    start = position(node_id)
-    uses = sorted(set(graph.ops_reading(node_id)) | set(graph.ops_writing(node_id)), key=position)
+    start = graph.seq(node_id)
+    uses = sorted(set(graph.ops_reading(node_id)) | set(graph.ops_writing(node_id)), key=graph.seq)
     readers = set(graph.ops_reading(node_id))
     site: Site | None = data.get("site")
     end = start
@@ -347,9 +358,9 @@ def _tensor_mem(graph: KernelGraph, mem: KernelMemory, node_id: str, data: dict,
             common_min = min(common_min, common)
         if len(op_loops) > common:
             # Used inside a loop the tensor is not in: live for the whole loop.
-            end = max(end, mem.loop_spans.get(op_loops[common], (0, position(op_id)))[1])
+            end = max(end, mem.loop_spans.get(op_loops[common], (0, graph.seq(op_id)))[1])
         else:
-            end = max(end, position(op_id))
+            end = max(end, graph.seq(op_id))
     origin = data.get("origin")
     if origin == "result":
         used = bool(readers)
@@ -682,7 +693,7 @@ def _buffer_summary(mem: KernelMemory, buffer: str) -> dict:
 
 
 def _line_at(mem: KernelMemory, pos: int) -> int | None:
-    node_id = next((n for n in mem.graph.g.nodes if position(n) == pos), None)
+    node_id = next((n for n in mem.graph.g.nodes if mem.graph.seq(n) == pos), None)
     if node_id is None:
         return None
     site = mem.graph.attrs(node_id).get("site")
@@ -715,8 +726,8 @@ def _tensor_json(mem: KernelMemory, t: TensorMem) -> dict:
 def _loops_json(mem: KernelMemory, buffer: str, totals: dict[str, int]) -> list[dict]:
     unit = mem.bank_bytes if buffer == "psum" else 1
     out = []
-    for loop_id, data in sorted(mem.graph.loops(), key=lambda x: position(x[0])):
-        lo, hi = mem.loop_spans.get(loop_id, (position(loop_id), position(loop_id)))
+    for loop_id, data in sorted(mem.graph.loops(), key=lambda x: mem.graph.seq(x[0])):
+        lo, hi = mem.loop_spans.get(loop_id, (mem.graph.seq(loop_id), mem.graph.seq(loop_id)))
         own = sum(t.footprint(mem.bank_bytes) for t in mem.of(buffer) if t.loops and t.loops[-1] == loop_id)
         inside = [totals[t.node_id] for t in mem.of(buffer) if t.node_id in totals and lo <= t.start <= hi]
         # Tensors live across the loop but allocated before it count too.
