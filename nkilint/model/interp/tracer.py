@@ -43,7 +43,7 @@ from ..values import (
     int_binop,
     truth,
 )
-from .state import Frame, ParamTensor
+from .state import Frame, ParamTensor, _TensorWithShapeObj
 
 
 @dataclass(eq=False)
@@ -85,6 +85,17 @@ class InstructionV(Unknown):
 def _shape_items(value: Value | None) -> tuple[Value, ...] | None:
     if isinstance(value, TupleV) and not value.inexact:
         return tuple(value.items)
+    return None
+
+
+def _known_shape(tensor: TensorV) -> tuple[Value, ...] | None:
+    """The shape, or the dims of a parameter whose rank an assert or an
+    unpacking fixed (``assert x.shape == (512, 1024)``)."""
+    if tensor.shape is not None:
+        return tensor.shape
+    obj = tensor.shape_obj if isinstance(tensor, _TensorWithShapeObj) else None
+    if obj is not None and obj.rank is not None:
+        return obj.fix_rank(obj.rank)
     return None
 
 
@@ -147,9 +158,9 @@ class TracerApisMixin:
             tensor, layout = source.tensor, source.layout
             dims = [GridDim(d.offset, d.extent, Const(1)) for d in source.dims]
             tile_shape = tile_shape or source.tile_shape
-        elif isinstance(source, TensorV) and source.shape is not None:
+        elif isinstance(source, TensorV) and _known_shape(source) is not None:
             tensor, layout = source, "view"
-            dims = [GridDim(Const(0), extent, Const(1)) for extent in source.shape]
+            dims = [GridDim(Const(0), extent, Const(1)) for extent in _known_shape(source)]
         elif isinstance(source, TensorV):
             # Rank unknown (a kernel parameter): selections are views of unknown shape.
             return GridV("tiles" if short == "tiles" else "blocks", source, tile_shape or (), block_shape, None, "view",
