@@ -181,9 +181,7 @@ def _poetry_pins(table: Any, file: Path, text: str) -> list[Pin]:
             continue
         line = _line_of(text, str(key))
         for spec in _poetry_constraint(value):
-            try:
-                SpecifierSet(spec)
-            except InvalidSpecifier:
+            if not _valid_spec(spec):
                 continue
             out.append(Pin(name, spec, file, line, f"{key} = {value!r}" if not isinstance(value, str) else f"{key} = \"{value}\""))
     return out
@@ -197,12 +195,29 @@ def _dig(data: Any, *keys: str) -> Any:
     return data
 
 
-def read_pyproject(path: Path) -> list[Pin]:
+def _load_toml(path: Path) -> tuple[str, dict] | None:
+    """The text and table of a TOML file; None when it cannot be read (a
+    broken file pins nothing)."""
     try:
         text = path.read_text(encoding="utf-8")
-        data = tomllib.loads(text)
+        return text, tomllib.loads(text)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+
+
+def _valid_spec(spec: str) -> bool:
+    try:
+        SpecifierSet(spec)
+    except InvalidSpecifier:
+        return False
+    return True
+
+
+def read_pyproject(path: Path) -> list[Pin]:
+    loaded = _load_toml(path)
+    if loaded is None:
         return []
+    text, data = loaded
     out = _pep508_pins(_dig(data, "project", "dependencies"), path, text)
     for table in (_dig(data, "project", "optional-dependencies"), data.get("dependency-groups"),
                   _dig(data, "tool", "pdm", "dev-dependencies")):
@@ -221,11 +236,10 @@ def read_pyproject(path: Path) -> list[Pin]:
 
 
 def read_pipfile(path: Path) -> list[Pin]:
-    try:
-        text = path.read_text(encoding="utf-8")
-        data = tomllib.loads(text)
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+    loaded = _load_toml(path)
+    if loaded is None:
         return []
+    text, data = loaded
     out: list[Pin] = []
     for section, table in data.items():
         if section in ("source", "requires", "scripts", "pipenv") or not isinstance(table, dict):
@@ -238,9 +252,7 @@ def read_pipfile(path: Path) -> list[Pin]:
             if not isinstance(spec, str):
                 continue
             spec = "" if spec.strip() == "*" else spec.strip()
-            try:
-                SpecifierSet(spec)
-            except InvalidSpecifier:
+            if not _valid_spec(spec):
                 continue
             out.append(Pin(name, spec, path, _line_of(text, str(key)), f"{key} = {value!r}"))
     return out
@@ -309,9 +321,7 @@ def read_environment_yml(path: Path) -> list[Pin]:
             if name is None:
                 continue
             spec = _conda_spec(cm.group("rest"))
-            try:
-                SpecifierSet(spec)
-            except InvalidSpecifier:
+            if not _valid_spec(spec):
                 continue
             pin = Pin(name, spec, path, number, item)
         out.append(pin)
