@@ -13,6 +13,7 @@ from .targets import Target
 from .versions import NkiVersion
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .model.analysis import A
     from .model.project import Project
     from .model.bindings import Bindings
     from .model.semantic import FileModel
@@ -85,6 +86,11 @@ class RuleContext:
                 self._model_error = exc
                 raise ModelCrash(exc) from exc
         return self._model
+
+    def analysis(self, cls: type[A]) -> A:
+        """A per-file analysis of this file's model (computed once per file,
+        shared by every rule that asks; see ``nkilint.model.analysis``)."""
+        return self.model.analysis(cls)
 
     @property
     def bindings(self) -> "Bindings":

@@ -60,6 +60,9 @@ class RunOptions:
     want_fingerprints: bool = False
     keep_text: bool = False
     extra_rules: tuple[type[Rule], ...] = ()
+    # Where the model looks for the callers of decorated kernels (the linted
+    # tree and the project root); empty: each file is decided on its own.
+    project_roots: tuple[str, ...] = ()
 
 
 def _per_file_selectors(settings: Settings, display: str) -> list[Selector]:
@@ -127,7 +130,11 @@ class Checker:
         if self._project is None:
             from .model.project import Project
 
-            self._project = Project(self.settings.root)
+            self._project = Project(
+                self.settings.root,
+                scan_roots=tuple(Path(p) for p in self.options.project_roots),
+                excludes=self.settings.all_excludes,
+            )
         return self._project
 
     # ------------------------------------------------------------------
@@ -336,6 +343,37 @@ def _init_worker(settings: Settings, enabled: frozenset[str], options: RunOption
 def _check_in_worker(item: InputFile) -> FileResult:
     assert _WORKER is not None
     return _WORKER.check_path(item)
+
+
+def project_scan_roots(paths: Sequence[str], settings: Settings) -> tuple[str, ...]:
+    """The tree whose code may call the kernels being checked: every
+    directory named on the command line, the package (or the file itself)
+    of every file named, and the project root when it is a real project (it
+    holds the configuration file, or is a git checkout)."""
+    roots: list[Path] = []
+    for raw in paths:
+        if raw == "-":
+            continue
+        path = Path(raw).absolute()
+        if path.is_dir():
+            roots.append(path)
+        elif path.is_file():
+            top = path.parent
+            if (top / "__init__.py").exists():
+                while (top.parent / "__init__.py").exists() and top.parent != top:
+                    top = top.parent
+                roots.append(top)
+            else:
+                roots.append(path)
+    root = settings.root
+    if settings.config_file is not None or (root / ".git").exists():
+        roots.append(root)
+    out: list[str] = []
+    for r in roots:
+        text = str(r)
+        if text not in out:
+            out.append(text)
+    return tuple(out)
 
 
 def default_jobs(n_files: int) -> int:

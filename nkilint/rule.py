@@ -137,6 +137,9 @@ class Rule:
     emitted_by_engine: ClassVar[bool] = False
     # Documentation sources the rule rests on (shown by `nkilint rule`).
     references: ClassVar[tuple[str, ...]] = ()
+    # The per-file analyses (nkilint.model.analysis.Analysis subclasses) the
+    # rule reads through ctx.analysis(...): documentation of what it needs.
+    requires: ClassVar[tuple[type, ...]] = ()
 
     def check(self, ctx: "RuleContext") -> None:  # pragma: no cover - interface
         raise NotImplementedError

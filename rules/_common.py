@@ -27,6 +27,10 @@ class Reporter:
         if node is None:
             return False
         if site is not None and not model.in_this_file(site):
+            if model.in_linted_tree(site.file):
+                # The callee's file is checked too: the fault is reported
+                # there, once, at the place that must change.
+                return False
             message = f"{message} (in {_short(site.file)}:{site.line}, reached from here)"
         return self.at(node, message, **kwargs)
 

@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import ast
 import builtins
-import weakref
 from dataclasses import dataclass, field
 from typing import Iterator
 
 from nkilint.context import RuleContext
 from nkilint.model.bindings import Gen
+from nkilint.model.device import DeviceCode
 
 from . import _gpu_names as gn
 
-_CACHE: "weakref.WeakKeyDictionary[object, FileScan]" = weakref.WeakKeyDictionary()
 _BUILTINS = set(dir(builtins))
 
 
@@ -83,12 +82,17 @@ class FileScan:
 
 def scan(ctx: RuleContext) -> FileScan:
     """The scan of ctx's file (computed once, shared by every rule)."""
-    key = ctx  # one context per file; FileModel itself is not hashable
-    cached = _CACHE.get(key)
-    if cached is None:
-        cached = _scan(ctx)
-        _CACHE[key] = cached
-    return cached
+    return ctx.analysis(_ScanAnalysis).get(ctx)
+
+
+class _ScanAnalysis:
+    def __init__(self, model) -> None:
+        self._scan: FileScan | None = None
+
+    def get(self, ctx: RuleContext) -> FileScan:
+        if self._scan is None:
+            self._scan = _scan(ctx)
+        return self._scan
 
 
 def docstring_node(fn: ast.AST) -> ast.Constant | None:
@@ -163,40 +167,16 @@ def _subtree_ids(nodes: list[ast.AST]) -> set[int]:
 def _scan(ctx: RuleContext) -> FileScan:
     model = ctx.model
     bindings = model.bindings
+    device = ctx.analysis(DeviceCode)
     result = FileScan()
     # The node list and parent map are the file's, shared with other rules.
-    result.all_nodes = ctx.source.nodes
-    result.parents = ctx.source.parents
+    result.all_nodes = device.index.nodes
+    result.parents = device.index.parents
     result.bound = bound_names(result.all_nodes) | set(bindings.names)
-    device: list[ast.FunctionDef] = []
-    for node in result.all_nodes:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and model.is_device_function(node):
-            device.append(node)
-    # Keep the outermost device functions; nested ones are walked with them.
-    device_ids = {id(f) for f in device}
-    outer = []
-    for fn in device:
-        p = result.parents.get(id(fn))
-        nested = False
-        while p is not None:
-            if id(p) in device_ids:
-                nested = True
-                break
-            p = result.parents.get(id(p))
-        if not nested:
-            outer.append(fn)
-    outer.sort(key=lambda f: f.lineno)
-    result.device_functions = outer
-    for fn in outer:
-        for sub in result.nodes(fn):
-            result.device_node_ids.add(id(sub))
-            result.owner.setdefault(id(sub), fn)
-    # Nested device functions own their own nodes (messages name the innermost function).
-    for fn in sorted(device, key=lambda f: f.lineno):
-        if fn in outer:
-            continue
-        for sub in result.nodes(fn):
-            result.owner[id(sub)] = fn
+    result.device_functions = device.outermost
+    result.device_node_ids = set(device._owner)
+    result.owner = device._owner
+    result._fn_nodes = device.index._walked
     annotations: set[int] = set()
     decorators: set[int] = set()
     docstrings: set[int] = set()

@@ -40,3 +40,35 @@ def test_import_cycle_finder_sees_deferred_imports(tmp_path):
     (tmp_path / "nkilint" / "d.py").write_text("from .c import z\n")
     script = _script()
     assert script.circles(tmp_path) == [["nkilint.a", "nkilint.b"]]
+
+
+def test_family_packages_hold_one_rule_per_module_in_id_order():
+    """A family package's __init__ lists its rules in id order, and each
+    rule lives in a module of its own named after the rule."""
+    import importlib
+    import pkgutil
+
+    import nkilint_rules
+
+    for info in pkgutil.iter_modules(nkilint_rules.__path__):
+        if not info.ispkg:
+            continue
+        family = importlib.import_module(f"nkilint_rules.{info.name}")
+        table = family.RULES
+        assert [r.id for r in table] == sorted(r.id for r in table), f"{info.name}: RULES not in id order"
+        modules = [r.__module__ for r in table]
+        assert len(set(modules)) == len(modules), f"{info.name}: two rules share a module"
+        for rule in table:
+            assert rule.__module__ == f"nkilint_rules.{info.name}.{rule.name.replace('-', '_')}", (
+                f"{rule.id} lives in {rule.__module__}, expected a module named after the rule"
+            )
+        rule_modules = {
+            m.name for m in pkgutil.iter_modules(family.__path__) if not m.name.startswith("_")
+        }
+        assert rule_modules == {m.rsplit(".", 1)[1] for m in modules}, f"{info.name}: modules without a rule in RULES"
+
+
+def test_rule_modules_stay_small():
+    for path in sorted((ROOT / "rules").glob("*/*.py")):
+        lines = path.read_text(encoding="utf-8").count("\n")
+        assert lines <= 450, f"{path.relative_to(ROOT)} has {lines} lines (keep a rule module under about 400)"

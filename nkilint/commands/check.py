@@ -10,7 +10,7 @@ import click
 
 from ..config import ConfigError
 from ..discovery import InputFile, discover
-from ..engine import Checker, FileResult, Notification, RunOptions, check_files, tune_gc
+from ..engine import Checker, FileResult, Notification, RunOptions, check_files, project_scan_roots, tune_gc
 from ..findings import Level
 from ..plugins import PluginError
 from ..reporters import FORMATS
@@ -104,7 +104,10 @@ def check(
         raise UsageFailure(str(exc)) from None
     ruleset, enabled = _ruleset_and_enabled(settings)
     tune_gc()
-    options = RunOptions(want_fingerprints=output_format == "sarif", keep_text=fix or diff)
+    options = RunOptions(
+        want_fingerprints=output_format == "sarif", keep_text=fix or diff,
+        project_roots=() if example else project_scan_roots(paths, settings),
+    )
     checker = Checker(settings, ruleset, enabled, options)
     run = Run(settings, ruleset, enabled, cwd=Path.cwd().resolve())
 

@@ -20,19 +20,13 @@ from typing import Any, Iterator
 
 import networkx as nx
 
+from .dtypes import DTYPE_BYTES
 from .values import Const, DType, Int, Value, const_int, describe, int_bounds
 
 # Memory families of a tensor node's "buffer" attribute.
 ON_CHIP = ("sbuf", "psum")
 HBM = ("hbm", "shared_hbm", "private_hbm")
 
-DTYPE_BYTES = {
-    "bool_": 1, "int8": 1, "uint8": 1, "float8_e4m3": 1, "float8_e4m3fn": 1, "float8_e5m2": 1, "float8_e8m0fnu": 1,
-    "int16": 2, "uint16": 2, "float16": 2, "bfloat16": 2,
-    "int32": 4, "uint32": 4, "float32": 4, "tfloat32": 4,
-    "float8_e5m2_x4": 4, "float8_e4m3fn_x4": 4, "float4_e2m1fn_x4": 2,
-    "int64": 8, "uint64": 8, "float64": 8,
-}
 
 
 @dataclass(frozen=True)
@@ -47,6 +41,28 @@ class Site:
     @property
     def line(self) -> int:
         return getattr(self.node, "lineno", 0)
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A condition the interpreter could not decide, under which a node was
+    created: the node exists only when ``test`` evaluates to ``branch``.
+
+    ``value`` is the abstract value of the test, ``site`` where the test is
+    (with the call chain that reached it: a guard in a helper has a longer
+    chain than the kernel's own code), ``loops`` the loop ids around the
+    test (outermost first)."""
+
+    test: ast.AST
+    value: Value
+    branch: bool
+    site: Site
+    loops: tuple[str, ...] = ()
+
+    @property
+    def in_helper(self) -> bool:
+        """The test is in a helper reached from the kernel, not in the kernel itself."""
+        return bool(self.site.chain)
 
 
 def dim_json(v: Value | None) -> Any:
@@ -76,16 +92,23 @@ class KernelGraph:
         self.truncated = False  # the interpreter hit its budget
         self.helpers: list[str] = []
         self.conditional_depth = 0  # > 0 while interpreting an undecided branch
+        self.guard_stack: list[Guard] = []  # the undecided conditions being interpreted
+        # Indexes derived from the finished graph (loop nests, ...), built by
+        # the modules that own them and dropped with the graph.
+        self.memo: dict[str, Any] = {}
 
     # -- construction --------------------------------------------------------
-    def _new_id(self, prefix: str) -> str:
-        return f"{prefix}{next(self._ids)}"
-
     def add_node(self, prefix: str, kind: str, site: Site | None, loops: tuple[str, ...], **attrs: Any) -> str:
-        node_id = self._new_id(prefix)
+        seq = next(self._ids)
+        node_id = f"{prefix}{seq}"
+        # `seq`: creation order over all nodes of the graph (the interpreter
+        # creates a node when it executes the code that produces it).
+        attrs["seq"] = seq
         # `conditional`: created under an if/else (or if-expression) whose
         # condition the interpreter could not decide, so it may never run.
         attrs.setdefault("conditional", self.conditional_depth > 0)
+        # `guards`: those conditions themselves, outermost first.
+        attrs.setdefault("guards", tuple(self.guard_stack))
         self.g.add_node(node_id, kind=kind, site=site, loops=loops, **attrs)
         if loops:
             self.g.add_edge(node_id, loops[-1], kind="in_loop")
@@ -95,6 +118,10 @@ class KernelGraph:
         self.g.add_edge(src, dst, kind=kind, **attrs)
 
     # -- queries --------------------------------------------------------------
+    def seq(self, node_id: str) -> int:
+        """The node's position in creation order."""
+        return self.g.nodes[node_id]["seq"]
+
     def nodes(self, kind: str) -> Iterator[tuple[str, dict]]:
         for node_id, data in self.g.nodes(data=True):
             if data.get("kind") == kind:
@@ -151,7 +178,7 @@ class KernelGraph:
                 out.extend(v for _, v, d in self.g.out_edges(nid, data=True) if d.get("kind") == "reads")
             else:
                 out.extend(u for u, _, d in self.g.in_edges(nid, data=True) if d.get("kind") == "writes")
-        return sorted(set(out), key=lambda x: int(x.lstrip("abcdefghijklmnopqrstuvwxyz") or 0))
+        return sorted(set(out), key=self.seq)
 
     def views_of(self, tensor_id: str) -> list[str]:
         """All views (transitively) of a tensor."""
@@ -179,20 +206,15 @@ class KernelGraph:
             if d.get("param") is not None:
                 e["param"] = d["param"]
             edges.append(e)
-        edges.sort(key=lambda e: (_num(e["source"]), _num(e["target"]), e["kind"], e.get("param") or ""))
+        edges.sort(key=lambda e: (self.seq(e["source"]), self.seq(e["target"]), e["kind"], e.get("param") or ""))
         return {
             "kernel": self.name,
             "file": self.file,
             "truncated": self.truncated,
             "helpers": list(self.helpers),
-            "nodes": sorted(nodes, key=lambda n: _num(n["id"])),
+            "nodes": sorted(nodes, key=lambda n: self.seq(n["id"])),
             "edges": edges,
         }
-
-
-def _num(node_id: str) -> int:
-    digits = "".join(ch for ch in node_id if ch.isdigit())
-    return int(digits) if digits else 0
 
 
 def _site_json(site: Site | None) -> dict | None:
@@ -242,7 +264,7 @@ def to_dot(graph: KernelGraph) -> str:
     shapes = {"tensor": "box", "view": "box", "op": "ellipse", "loop": "diamond"}
     styles = {"view": "dashed", "loop": "dotted"}
     lines = [f'digraph "{graph.name}" {{', "  rankdir=LR;"]
-    for node_id, data in sorted(graph.g.nodes(data=True), key=lambda x: _num(x[0])):
+    for node_id, data in sorted(graph.g.nodes(data=True), key=lambda x: x[1]["seq"]):
         kind = data.get("kind")
         if kind == "tensor":
             shape = data.get("shape_v")

@@ -49,13 +49,20 @@ class ModuleInfo:
 
 
 class Project:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, scan_roots: tuple[Path, ...] = (), excludes: tuple[str, ...] = ()) -> None:
         self.root = root.resolve()
         self._sources: dict[Path, SourceFile] = {}
         self._modules: dict[Path, ModuleInfo | None] = {}
         self._roots: list[Path] = [self.root, self.root / "src"]
         # Results of pure helpers called with constant arguments (div_ceil(512, 128)).
         self.pure_memo: dict[tuple, object] = {}
+        # Where to look for the callers of decorated kernels (the linted tree);
+        # empty: decide within each file only.
+        self.scan_roots = tuple(Path(r).resolve() for r in scan_roots)
+        self.excludes = tuple(excludes)
+        # Project-wide indexes built by the modules that own them, once
+        # (callgraph.kernel_calls).
+        self.indexes: dict[str, object] = {}
 
     # -- files ----------------------------------------------------------------
     def register_source(self, path: Path, source: SourceFile) -> None:
@@ -94,8 +101,9 @@ class Project:
             directory = directory.parent
         return directory
 
-    def module_at(self, path: Path) -> ModuleInfo | None:
-        """Parse (once) the module stored at ``path``."""
+    def module_at(self, path: Path, register_root: bool = True) -> ModuleInfo | None:
+        """Parse (once) the module stored at ``path``. ``register_root``: add the
+        module's package root to the import search roots."""
         try:
             key = path.resolve()
         except OSError:
@@ -118,9 +126,10 @@ class Project:
             return None
         info = ModuleInfo(key, source, tree, self)
         self._modules[key] = info
-        top = self._package_root(key)
-        if top is not None and top not in self._roots:
-            self._roots.append(top)
+        if register_root:
+            top = self._package_root(key)
+            if top is not None and top not in self._roots:
+                self._roots.append(top)
         return info
 
     # -- import resolution -------------------------------------------------------

@@ -17,7 +17,9 @@ from ..findings import Span
 from ..source import SourceFile
 from ..targets import Target
 from ..versions import V0_1, NkiVersion
+from .analysis import A, AnalysisCache
 from .bindings import Bindings, Dialect
+from .callgraph import SUBKERNEL, kernel_calls
 from .graph import KernelGraph, Site
 from .interp import Budget, Interpreter, InterpStats
 from .interp.state import _TensorWithShapeObj
@@ -39,6 +41,11 @@ class Kernel:
     # A root that another root of the file reaches (a sub-kernel): its tensor
     # parameters may be on-chip tiles, so they were given an unknown buffer.
     subkernel: bool = False
+    # How the project uses a decorated kernel (callgraph): "launched" (host
+    # code launches it), "subkernel" (only other kernels call it),
+    # "uncalled" (nothing in the scanned tree refers to it), None (not
+    # known: no project scan, or not a module-level decorated function).
+    launch: str | None = None
 
 
 @dataclass
@@ -64,6 +71,12 @@ class FileModel:
     kernels: list[Kernel] = field(default_factory=list)
     stats: InterpStats = field(default_factory=InterpStats)
     device_function_ids: set[int] = field(default_factory=set)
+    _analyses: AnalysisCache = field(default_factory=AnalysisCache, repr=False, compare=False)
+
+    def analysis(self, cls: type[A]) -> A:
+        """A per-file analysis (``nkilint.model.analysis``), computed on first
+        use and kept with this model."""
+        return self._analyses.get(cls, self)
 
     @property
     def legacy(self) -> bool:
@@ -87,6 +100,19 @@ class FileModel:
 
     def in_this_file(self, site: Site | None) -> bool:
         return site is not None and Path(site.file) == self.module.path
+
+    def in_linted_tree(self, file: str) -> bool:
+        """The file is under the project's scan roots (the tree being
+        checked), so its own findings are reported when it is checked."""
+        roots = self.module.project.scan_roots
+        if not roots:
+            return False
+        path = Path(file)
+        for root in roots:
+            root = Path(root)
+            if path == root or root in path.parents:
+                return True
+        return False
 
     def report_node(self, site: Site | None) -> ast.AST | None:
         """The node to report for a site: itself when it is in this file,
@@ -207,9 +233,34 @@ def analyze_file(source: SourceFile, project: Project | None, target: Target, ve
             again.subkernel = True
             again.how += " (also called from another kernel)"
             model.kernels[index] = again
+    _apply_project_calls(model, module, target, version, legacy)
     model.device_function_ids = visited | {id(c.node) for c in candidates}
     model.kernels.sort(key=lambda k: k.node.lineno)
     return model
+
+
+def _apply_project_calls(model: FileModel, module: ModuleInfo, target: Target, version: NkiVersion, legacy: bool) -> None:
+    """Decorated kernels that only other kernels of the project call are
+    sub-kernels: analyse them again with parameters of unknown memory."""
+    index = kernel_calls(module.project)
+    if index is None:
+        return
+    for position, kernel in enumerate(model.kernels):
+        if kernel.kind != "root" or kernel.class_name is not None:
+            continue
+        info = index.info(module.path, kernel.node.name)
+        if info is None:
+            continue
+        kernel.launch = info.status
+        if info.status != SUBKERNEL or kernel.subkernel:
+            continue
+        ref = info.refs[0]
+        cand = KernelCandidate(kernel.node, "root", kernel.how, kernel.decorator, kernel.class_name)
+        again = _interpret(cand, module, target, version, legacy, model.stats, top_level=False)
+        again.subkernel = True
+        again.launch = SUBKERNEL
+        again.how += f" (called from kernel {ref.caller} at {Path(ref.file).name}:{ref.line})"
+        model.kernels[position] = again
 
 
 def _interpret(cand: KernelCandidate, module: ModuleInfo, target: Target, version: NkiVersion, legacy: bool,

@@ -95,6 +95,12 @@ class Sym:
     # range is attainable on its own, but it is not independent of other
     # symbols, so it never enters an affine form with them.
     derived: bool = False
+    # Where the quantity comes from, so that rules can ask whether a value
+    # varies with a loop without parsing names: "loop" (a loop index),
+    # "param" (a kernel or helper parameter, or a dimension of one),
+    # "program" (an SPMD program id), "derived" (computed from others: a
+    # min/max, a branch join), "opaque" (an unknown value of no known origin).
+    origin: str = "opaque"
 
     def narrow(self, lo: float | None = None, hi: float | None = None) -> None:
         if lo is not None and lo > self.lo:
@@ -541,13 +547,13 @@ def join(a: Value, b: Value) -> Value:
             return Const(int(lo), label=a.label or b.label)
         # A fresh symbol, so that later asserts can still narrow the joined value.
         label = a.label or b.label
-        return Int(sym=Sym(label or "value", lo, hi, derived=True), label=label, reason="joined")
+        return Int(sym=Sym(label or "value", lo, hi, derived=True, origin="derived"), label=label, reason="joined")
     if isinstance(a, TupleV) and isinstance(b, TupleV) and len(a.items) == len(b.items):
         return TupleV(tuple(join(x, y) for x, y in zip(a.items, b.items)), is_list=a.is_list)
     if (ba is not None and isinstance(b, Unknown)) or (bb is not None and isinstance(a, Unknown)):
         # A number on one path, unknown on the other: an unknown number.
         label = a.label or b.label
-        return Int(sym=Sym(label or "value"), label=label, reason="differs between branches")
+        return Int(sym=Sym(label or "value", origin="derived"), label=label, reason="differs between branches")
     if isinstance(a, TensorV) and isinstance(b, TensorV) and a.node_id == b.node_id:
         return a
     if isinstance(a, DType) and isinstance(b, DType) and a.name == b.name:

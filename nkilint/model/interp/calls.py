@@ -251,7 +251,7 @@ class CallsMixin:
                     return Const(int(lo), label=self.text(node))
                 # min/max of independent quantities reach both ends of the range.
                 label = self.text(node)
-                return Int(sym=Sym(label, lo, hi, derived=True), label=label, reason=short)
+                return Int(sym=Sym(label, lo, hi, derived=True, origin="derived"), label=label, reason=short)
             # min(x, 128) with x unknown is still at most 128.
             known = [b for b in bounds if b is not None]
             if short == "min" and known:
@@ -370,7 +370,7 @@ class CallsMixin:
                 sym = self._program_syms.get(key)
                 if sym is None:
                     hi = max(self.target.lnc_max - 1, 0) if not self.legacy else INF
-                    sym = self._program_syms[key] = Sym(key, 0, hi)
+                    sym = self._program_syms[key] = Sym(key, 0, hi, origin="program")
                 return Int(sym=sym, reason="program id", label=key)
             if short in ("num_programs", "program_ndim"):
                 return Int(1, INF, reason=short, label=short)
@@ -438,7 +438,7 @@ class CallsMixin:
                     index: Value = Const(int(lo))
                 else:
                     bounds_text = ", ".join(self.text(a) for a in node.args[:2]) if len(node.args) >= 2 else "..."
-                    sym = Sym(f"index of fori_loop({bounds_text})", lo, hi)
+                    sym = Sym(f"index of fori_loop({bounds_text})", lo, hi, origin="loop")
                     index = Int(sym=sym, reason="loop index")
                     if loop_id is not None:
                         self.graph.attrs(loop_id)["index_sym"] = sym

@@ -19,7 +19,7 @@ import ast
 
 from .. import api_semantics as api
 from ..bindings import Gen, canonicalize
-from ..graph import KernelGraph, Site, bytes_per_partition
+from ..graph import Guard, KernelGraph, Site, bytes_per_partition
 from .calls import CallsMixin
 from .exprs import ExpressionsMixin
 from .facts import FactsMixin
@@ -251,7 +251,7 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin, Tracer
                 return Unknown(f"parameter {param.arg}", label=param.arg, default=default)
             b = int_bounds(default)
             if b is not None:
-                return Int(label=param.arg, reason=f"parameter {param.arg}", sym=Sym(param.arg))
+                return Int(label=param.arg, reason=f"parameter {param.arg}", sym=Sym(param.arg, origin="param"))
             return Unknown(f"parameter {param.arg}", label=param.arg, default=default)
         shape = None
         if param.annotation is not None:
@@ -259,7 +259,7 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin, Tracer
             if qual is not None and qual.name == "nki.isa.VirtualRegister":
                 return RegisterV(label=param.arg)
             shape = self._annotation_shape(param.annotation)
-        return ParamTensor(sym=Sym(param.arg), label=param.arg, reason=f"parameter {param.arg}", name=param.arg,
+        return ParamTensor(sym=Sym(param.arg, origin="param"), label=param.arg, reason=f"parameter {param.arg}", name=param.arg,
                            node=param, buffer=self.param_buffer if root else "unknown", annotation_shape=shape)
 
     def _annotation_shape(self, ann: ast.AST, module: ModuleInfo | None = None, frame: Frame | None = None) -> tuple[Value, ...] | None:
@@ -391,7 +391,7 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin, Tracer
             self.learn(stmt.test, frame, False)
             self.exec_block(stmt.orelse, frame)
             return
-        self._branches([(stmt.body, stmt.test, True), (stmt.orelse, stmt.test, False)], frame)
+        self._branches([(stmt.body, stmt.test, True), (stmt.orelse, stmt.test, False)], frame, test)
 
     def merge(self, a: Value, b: Value, name: str) -> Value:
         """Join two values after a branch. Two different tensors become one
@@ -430,7 +430,8 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin, Tracer
             sym.lo, sym.hi = lo, hi
         return final
 
-    def _branches(self, branches: list[tuple[list[ast.stmt], ast.AST | None, bool]], frame: Frame) -> None:
+    def _branches(self, branches: list[tuple[list[ast.stmt], ast.AST | None, bool]], frame: Frame,
+                  test_value: Value | None = None) -> None:
         """Run alternative blocks from the same state and join the results.
 
         Facts learnt inside a branch (its condition, its asserts) are undone
@@ -443,7 +444,7 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin, Tracer
         if self.graph is not None:
             self.graph.conditional_depth += 1
         try:
-            self._run_branches(branches, frame, before, outcomes, facts, returned)
+            self._run_branches(branches, frame, before, outcomes, facts, returned, test_value)
         finally:
             if self.graph is not None:
                 self.graph.conditional_depth -= 1
@@ -462,10 +463,11 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin, Tracer
             raise _Dead()
         self._merge_outcomes(outcomes, frame, returned)
 
-    def _run_branches(self, branches, frame: Frame, before, outcomes, facts, returned) -> None:
+    def _run_branches(self, branches, frame: Frame, before, outcomes, facts, returned, test_value=None) -> None:
         for body, test, polarity in branches:
             frame.vars = dict(before)
             mark = len(self.trail)
+            guarded = self.push_guard(test, test_value, polarity)
             try:
                 if test is not None:
                     self.learn(test, frame, polarity)
@@ -481,6 +483,19 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin, Tracer
                 self._undo(mark)
             except _Dead:
                 self._undo(mark)
+            finally:
+                if guarded:
+                    self.graph.guard_stack.pop()
+
+    def push_guard(self, test: ast.AST | None, value: Value | None, branch: bool) -> bool:
+        """Record that what follows runs only when ``test`` is ``branch``
+        (the caller pops ``graph.guard_stack`` when the branch ends)."""
+        if test is None or self.graph is None:
+            return False
+        self.graph.guard_stack.append(
+            Guard(test, value if value is not None else Unknown("condition"), branch, self.site(test), tuple(self.loops))
+        )
+        return True
 
     def _merge_outcomes(self, outcomes, frame: Frame, returned) -> None:
         merged = dict(outcomes[0])
@@ -539,7 +554,7 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin, Tracer
             if lo > hi:
                 lo = hi = max(lo, 0) if lo != INF else 0
             name = self.text(node) if node is not None else "i"
-            sym = Sym(f"index of {name}", lo, hi)
+            sym = Sym(f"index of {name}", lo, hi, origin="loop")
             element = Int(sym=sym, reason="loop index")
             if lo == hi:
                 element = Const(int(lo))

@@ -413,7 +413,8 @@ class ExpressionsMixin:
         return value
 
     def _ev_IfExp(self, node: ast.IfExp, frame: Frame) -> Value:
-        test = truth(self.eval(node.test, frame))
+        value = self.eval(node.test, frame)
+        test = truth(value)
         if test is True:
             return self.eval(node.body, frame)
         if test is False:
@@ -425,8 +426,13 @@ class ExpressionsMixin:
             for branch, polarity in ((node.body, True), (node.orelse, False)):
                 mark = len(self.trail)
                 saved = dict(frame.vars)
-                self.learn(node.test, frame, polarity)
-                results.append(_freeze(self.eval(branch, frame)))
+                guarded = self.push_guard(node.test, value, polarity)
+                try:
+                    self.learn(node.test, frame, polarity)
+                    results.append(_freeze(self.eval(branch, frame)))
+                finally:
+                    if guarded:
+                        self.graph.guard_stack.pop()
                 frame.vars = saved
                 self._undo(mark)
         finally:

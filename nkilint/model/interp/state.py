@@ -80,7 +80,7 @@ class ShapeV(Value):
                 return Unknown(f"{self.tensor_name}.shape index out of range")
         if i not in self.dims:
             name = f"{self.tensor_name}.shape[{i}]"
-            self.dims[i] = Int(sym=Sym(name, 1, INF), label=name)
+            self.dims[i] = Int(sym=Sym(name, 1, INF, origin="param"), label=name)
         return self.dims[i]
 
     def fix_rank(self, n: int) -> tuple[Value, ...]:

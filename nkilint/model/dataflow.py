@@ -1,0 +1,295 @@
+"""Data flow over a kernel graph: who produced a tensor, who consumes it,
+and what an op computes.
+
+The kernel graph (docs/model.md) has tensor, view, op and loop nodes; an op
+reads tensors/views and writes tensors/views (a legacy call writes the tile
+it returns, ``param="result"``). These functions answer: which ops produced
+a tensor (through any view of it), which ops consume it, what an op
+computes (exp, a max or sum reduction, a division), whether an op adds into
+the same location across a loop, and small value helpers.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Iterable, Iterator
+
+from .dtypes import dtype_of
+from .graph import KernelGraph
+from .values import ApiRef, Const, DsV, Int, SliceV, TensorV, Value, const_int, int_bounds
+
+# Parameters through which an op names the ALU / activation function it applies.
+_FUNC_PARAMS = ("op", "op0", "op1", "reduce_op", "func", "fn")
+
+
+def short(api: str | None) -> str:
+    return (api or "").rsplit(".", 1)[-1]
+
+
+def base(graph: KernelGraph, node_id: str) -> str:
+    return graph.base_tensor(node_id)
+
+
+def reads(graph: KernelGraph, op: str) -> list[tuple[str, str]]:
+    """(param, tensor-or-view id) the op reads."""
+    return [(d.get("param") or "?", src) for src, d in graph.reads(op)]
+
+
+def writes(graph: KernelGraph, op: str) -> list[tuple[str, str]]:
+    return [(d.get("param") or "?", dst) for dst, d in graph.writes(op)]
+
+
+def writers(graph: KernelGraph, node_id: str) -> list[str]:
+    """Ops that write the tensor behind node_id, through any view of it."""
+    return graph.ops_writing(base(graph, node_id))
+
+
+def readers(graph: KernelGraph, node_id: str) -> list[str]:
+    return graph.ops_reading(base(graph, node_id))
+
+
+def op_order(op: str) -> int:
+    digits = "".join(ch for ch in op if ch.isdigit())
+    return int(digits) if digits else 0
+
+
+def func_params(data: dict) -> dict[str, str]:
+    """The NKI functions an op is parameterised with: {"op": "exp", ...}."""
+    out: dict[str, str] = {}
+    params = data.get("params_v") or {}
+    for key in _FUNC_PARAMS:
+        value = params.get(key)
+        if isinstance(value, ApiRef):
+            out[key] = short(value.qual.name)
+    return out
+
+
+def param(data: dict, name: str) -> Value | None:
+    return (data.get("params_v") or {}).get(name)
+
+
+def const_param(data: dict, name: str) -> object | None:
+    value = param(data, name)
+    if isinstance(value, Const):
+        return value.value
+    return None
+
+
+def is_exp(data: dict) -> bool:
+    s = short(data.get("api"))
+    if s in ("exp", "exponential"):
+        return True
+    if s in ("activation", "activation_reduce", "activate2"):
+        return func_params(data).get("op") == "exp"
+    return False
+
+
+_MAX_NAMES = {"max", "maximum", "max8", "reduce_max", "amax"}
+_SUM_NAMES = {"sum", "mean", "add", "reduce_sum"}
+_DIV_NAMES = {"divide", "reciprocal", "true_divide", "rsqrt", "floor_divide"}
+
+
+def is_max_reduction(data: dict) -> bool:
+    s = short(data.get("api"))
+    if s in _MAX_NAMES or s in ("softmax", "logsumexp"):
+        return True
+    funcs = func_params(data)
+    if s in ("tensor_reduce", "activation_reduce", "tensor_scalar_reduce", "tensor_tensor", "tensor_scalar",
+             "tensor_partition_reduce", "select_reduce", "scalar_tensor_tensor", "activation"):
+        return any(f in _MAX_NAMES for f in funcs.values())
+    return False
+
+
+def is_sum_reduction(data: dict) -> bool:
+    s = short(data.get("api"))
+    if s in ("sum", "mean", "var", "bn_stats", "bn_aggr", "tensor_partition_reduce"):
+        return True
+    funcs = func_params(data)
+    if s == "tensor_reduce":
+        return funcs.get("op") == "add"
+    if s in ("activation", "activation_reduce", "tensor_scalar_reduce", "exponential"):
+        return funcs.get("reduce_op") == "add" or param(data, "reduce_res") is not None
+    return False
+
+
+def is_division(data: dict) -> bool:
+    s = short(data.get("api"))
+    if s in _DIV_NAMES:
+        return True
+    funcs = func_params(data)
+    return any(f in ("divide", "reciprocal", "rsqrt") for f in funcs.values())
+
+
+def is_subtract(data: dict) -> bool:
+    s = short(data.get("api"))
+    if s in ("subtract", "negative"):
+        return True
+    return any(f == "subtract" for f in func_params(data).values())
+
+
+def _ops_through_tensors(graph: KernelGraph, frontier: list[str], depth: int, ops_of, next_tensors,
+                         exclude: str | None = None) -> set[str]:
+    """Walk tensor -> op -> tensor up to ``depth`` steps: ``ops_of(graph,
+    base)`` gives the ops reached from a tensor, ``next_tensors(graph, op)``
+    the tensors those ops lead to. Each base tensor is expanded once."""
+    out: set[str] = set()
+    seen_tensors: set[str] = set()
+    for _ in range(depth):
+        nxt: list[str] = []
+        for nid in frontier:
+            b = base(graph, nid)
+            if b in seen_tensors:
+                continue
+            seen_tensors.add(b)
+            for op in ops_of(graph, b):
+                if op in out or op == exclude:
+                    continue
+                out.add(op)
+                nxt.extend(next_tensors(graph, op))
+        frontier = nxt
+        if not frontier:
+            break
+    return out
+
+
+def producers(graph: KernelGraph, node_id: str, depth: int = 6) -> set[str]:
+    """Ops that (transitively, up to depth steps) produced the data of node_id."""
+    return _ops_through_tensors(graph, [node_id], depth, writers, lambda g, op: [src for _, src in reads(g, op)])
+
+
+def consumers(graph: KernelGraph, op: str, depth: int = 4) -> set[str]:
+    """Ops that (transitively, up to depth steps) use what op wrote."""
+    def written(g: KernelGraph, o: str) -> list[str]:
+        return [dst for _, dst in writes(g, o)]
+
+    return _ops_through_tensors(graph, written(graph, op), depth, readers, written, exclude=op)
+
+
+def loop_trip_upper(graph: KernelGraph, loop: str) -> float | None:
+    trip = graph.attrs(loop).get("trip_v")
+    b = int_bounds(trip) if trip is not None else None
+    return None if b is None else b[1]
+
+
+def loop_trip_exact(graph: KernelGraph, loop: str) -> int | None:
+    trip = graph.attrs(loop).get("trip_v")
+    return const_int(trip) if trip is not None else None
+
+
+def repeats(graph: KernelGraph, op: str, tensor: str) -> str | None:
+    """The loop (id) that runs op more than once while ``tensor`` stays the
+    same allocation: a loop enclosing op but not the tensor's allocation."""
+    op_loops = graph.attrs(op).get("loops", ())
+    t_loops = graph.attrs(base(graph, tensor)).get("loops", ())
+    for loop in op_loops:
+        if loop in t_loops:
+            continue
+        upper = loop_trip_upper(graph, loop)
+        if upper is None or upper > 1:
+            return loop
+    return None
+
+
+def _loop_sym_name(graph: KernelGraph, loop: str) -> str | None:
+    """The name the interpreter gives a loop's index symbol ("index of range(n)")."""
+    site = graph.attrs(loop).get("site")
+    node = getattr(site, "node", None)
+    it = getattr(node, "iter", None)
+    if it is None:
+        return None
+    try:
+        text = ast.unparse(it)
+    except Exception:  # pragma: no cover - unparse of odd nodes
+        return None
+    if len(text) > 80:
+        text = text[:77] + "..."
+    return f"index of {text}"
+
+
+def _index_values(items) -> Iterator[Value]:
+    for it in items or ():
+        if isinstance(it, SliceV):
+            yield from (it.start, it.stop)
+        elif isinstance(it, DsV):
+            yield from (it.start, it.size)
+        else:
+            yield it
+
+
+def index_may_depend_on(graph: KernelGraph, node_id: str, loop: str) -> bool:
+    """Whether the location a view selects may change with the loop's index.
+    Opaque integers (no symbol, not constant) count as "may"."""
+    data = graph.attrs(node_id)
+    if data.get("kind") != "view":
+        return False
+    iterator = graph.attrs(loop).get("iterator") or ""
+    index = data.get("index") or ""
+    if iterator and re.search(rf"(?<![\w.]){re.escape(iterator)}(?!\w)", index):
+        return True
+    sym_name = _loop_sym_name(graph, loop)
+    for v in _index_values(data.get("index_v")):
+        if isinstance(v, Const) or v is None:
+            continue
+        if isinstance(v, Int):
+            syms = [v.sym] if v.sym is not None else []
+            syms += [s for s, _ in (v.terms or ())]
+            if not syms and v.exact is None:
+                return True
+            if any(s.name == sym_name for s in syms):
+                return True
+            continue
+        return True  # unknown, tensors (indirect), index vectors
+    return graph.attrs(graph.base_tensor(node_id)).get("kind") == "view" and index_may_depend_on(
+        graph, graph.base_tensor(node_id), loop)
+
+
+def accumulation_loop(graph: KernelGraph, op: str, tensor: str, dst: str | None) -> str | None:
+    """The loop across which op adds into the same location of ``tensor``: it
+    encloses op but not the allocation, runs more than once, and the written
+    location does not move with its index."""
+    op_loops = graph.attrs(op).get("loops", ())
+    t_loops = graph.attrs(base(graph, tensor)).get("loops", ())
+    for loop in op_loops:
+        if loop in t_loops:
+            continue
+        upper = loop_trip_upper(graph, loop)
+        if upper is not None and upper <= 1:
+            continue
+        if dst is not None and index_may_depend_on(graph, dst, loop):
+            continue
+        return loop
+    return None
+
+
+def element_count(shape: tuple | None) -> int | None:
+    """Number of elements of an exactly known shape."""
+    if shape is None:
+        return None
+    total = 1
+    for d in shape:
+        c = const_int(d)
+        if c is None:
+            return None
+        total *= c
+    return total
+
+
+def tensors_of(values: Iterable[Value]) -> Iterator[TensorV]:
+    for v in values:
+        if isinstance(v, TensorV):
+            yield v
+
+
+def const_number(value: Value | None) -> float | None:
+    if isinstance(value, Const) and isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
+        return float(value.value)
+    return None
+
+
+__all__ = [
+    "accumulation_loop", "base", "const_number", "const_param", "consumers", "dtype_of", "element_count", "func_params",
+    "index_may_depend_on", "is_division", "is_exp", "is_max_reduction", "is_subtract", "is_sum_reduction",
+    "loop_trip_exact", "loop_trip_upper", "op_order", "param", "producers", "readers", "reads", "repeats", "short",
+    "tensors_of", "writers", "writes",
+]

@@ -1,0 +1,309 @@
+"""The model APIs rules query: analyses, scopes, expression facts, the
+device-code map, loop nests, guards, symbol origins, dtypes and data flow.
+
+Each test builds a small kernel (current ``nki`` or legacy ``neuronxcc.nki``)
+and asserts a fact the API must give for it."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from nkilint.model import dataflow
+from nkilint.model.analysis import Analysis, AnalysisCycle
+from nkilint.model.device import DeviceCode
+from nkilint.model.dtypes import dtype_name, dtype_of
+from nkilint.model.exprs import ExprFacts, Holds
+from nkilint.model.loops import INV, UNK, VAR, Loops, nest_of
+from nkilint.model.project import Project
+from nkilint.model.scopes import Scopes
+from nkilint.model.semantic import analyze_file
+from nkilint.source import SourceFile
+from nkilint.targets import TRN2
+from nkilint.versions import LATEST
+
+
+def model_for(tmp_path: Path, code: str, name: str = "kernel.py"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(code), encoding="utf-8")
+    source = SourceFile(str(path), path.read_text(encoding="utf-8"), name)
+    return analyze_file(source, Project(tmp_path), TRN2, LATEST)
+
+
+def function(model, name: str) -> ast.FunctionDef:
+    return next(n for n in ast.walk(model.module.tree) if isinstance(n, ast.FunctionDef) and n.name == name)
+
+
+def call_at_line(model, line: int) -> ast.Call:
+    return next(n for n in ast.walk(model.module.tree) if isinstance(n, ast.Call) and n.lineno == line)
+
+
+CURRENT = """
+import nki
+import nki.language as nl
+import nki.isa as nisa
+
+def helper(t, flag):
+    if flag:
+        nisa.memset(dst=t, value=0.0)
+    return t
+
+@nki.jit
+def kernel(a, n):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    alias = acc
+    mixed = acc if n else 3
+    for i in nl.affine_range(4):
+        tile = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.sbuf)
+        nisa.dma_copy(dst=tile, src=a[i * 128:(i + 1) * 128, :])
+        if n > 2:
+            nisa.tensor_tensor(dst=acc, data1=acc, data2=tile, op=nl.add)
+        helper(tile, n)
+    nisa.dma_copy(dst=out, src=acc)
+    return out
+"""
+
+
+# -- analyses ------------------------------------------------------------------
+def test_analysis_is_computed_once_per_model_and_kept_with_it(tmp_path):
+    calls = []
+
+    class Counting(Analysis):
+        def __init__(self, model):
+            super().__init__(model)
+            calls.append(model)
+
+    model = model_for(tmp_path, CURRENT)
+    first = model.analysis(Counting)
+    assert model.analysis(Counting) is first and len(calls) == 1
+    other = model_for(tmp_path, CURRENT, "other.py")
+    assert other.analysis(Counting) is not first and len(calls) == 2
+
+
+def test_analysis_cycle_is_an_error_not_a_recursion(tmp_path):
+    class A(Analysis):
+        def __init__(self, model):
+            model.analysis(B)
+
+    class B(Analysis):
+        def __init__(self, model):
+            model.analysis(A)
+
+    model = model_for(tmp_path, CURRENT)
+    with pytest.raises(AnalysisCycle):
+        model.analysis(A)
+
+
+def test_analysis_that_raises_is_not_cached(tmp_path):
+    attempts = []
+
+    class Flaky(Analysis):
+        def __init__(self, model):
+            attempts.append(1)
+            if len(attempts) == 1:
+                raise ValueError("first time")
+
+    model = model_for(tmp_path, CURRENT)
+    with pytest.raises(ValueError):
+        model.analysis(Flaky)
+    assert isinstance(model.analysis(Flaky), Flaky) and len(attempts) == 2
+
+
+# -- scopes -----------------------------------------------------------------------
+def test_scopes_definitions_reaching_and_params(tmp_path):
+    model = model_for(tmp_path, CURRENT)
+    scopes = model.analysis(Scopes)
+    kernel = function(model, "kernel")
+    scope = scopes.of(kernel)
+    assert {"a", "n"} == scope.params
+    assert [d.kind for d in scopes.definitions(kernel, "tile")] == ["assign"]
+    assert [d.kind for d in scopes.definitions(kernel, "i")] == ["for"]
+    assert scope.is_param("a") and not scope.is_param("acc")
+    use = next(n for n in ast.walk(kernel) if isinstance(n, ast.Name) and n.id == "alias" and isinstance(n.ctx, ast.Store))
+    assert scopes.enclosing_function(use) is kernel
+    # A load of `acc` in the loop body is reached by its one definition.
+    load = next(n for n in ast.walk(kernel) if isinstance(n, ast.Name) and n.id == "acc" and isinstance(n.ctx, ast.Load))
+    assert [d.value.func.attr for d in scopes.reaching(load)] == ["ndarray"]
+
+
+def test_scopes_always_follows_names_and_rejects_mixed_definitions(tmp_path):
+    model = model_for(tmp_path, CURRENT)
+    scopes = model.analysis(Scopes)
+    kernel = function(model, "kernel")
+    is_ndarray = lambda e: isinstance(e, ast.Call) and getattr(e.func, "attr", "") == "ndarray"  # noqa: E731
+    assert scopes.always(kernel, ast.Name("alias", ast.Load()), is_ndarray)
+    assert not scopes.always(kernel, ast.Name("mixed", ast.Load()), is_ndarray)
+    assert not scopes.always(kernel, ast.Name("a", ast.Load()), is_ndarray)  # a parameter
+
+
+def test_scopes_derived_names_reach_a_fixed_point(tmp_path):
+    model = model_for(tmp_path, """
+        def f(x):
+            a = tid
+            b = a + 1
+            c = b * 2
+            d = c - 3
+            e = 7
+            return d
+    """)
+    scopes = model.analysis(Scopes)
+    fn = function(model, "f")
+    seed = next(n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == "tid")
+    assert scopes.derived(fn, {id(seed)}) == {"a", "b", "c", "d"}
+    assert scopes.derived(fn, {id(seed)}, rounds=1) <= {"a", "b", "c", "d"}
+
+
+def test_scopes_loop_assigned_and_conditions_between(tmp_path):
+    model = model_for(tmp_path, CURRENT)
+    index = model.analysis(Scopes).file
+    loop = next(n for n in ast.walk(model.module.tree) if isinstance(n, ast.For))
+    assert {"i", "tile"} <= index.loop_assigned(loop)
+    tensor_tensor = call_at_line(model, 21)
+    tests = [ast.unparse(t) for t in index.conditions_between(tensor_tensor, loop)]
+    assert tests == ["n > 2"]
+
+
+# -- expression facts ----------------------------------------------------------------
+def test_exprs_holds_tensor_param_and_nothing(tmp_path):
+    model = model_for(tmp_path, CURRENT)
+    exprs = model.analysis(ExprFacts)
+    kernel = function(model, "kernel")
+    name = lambda s: ast.Name(s, ast.Load())  # noqa: E731
+    assert exprs.holds(kernel, name("acc")) is Holds.TENSOR
+    assert exprs.holds(kernel, name("alias")) is Holds.TENSOR
+    assert exprs.holds(kernel, name("mixed")) is None  # a tensor or 3
+    assert exprs.holds(kernel, name("a")) is Holds.PARAM  # passed to dma_copy(src=...)
+    assert exprs.holds(kernel, name("n")) is None
+    alloc = call_at_line(model, 13)
+    assert exprs.is_alloc_call(alloc) and [r.data["name"] for r in exprs.refs(alloc)] == ["out"]
+
+
+def test_exprs_legacy_index_names_and_origin(tmp_path):
+    model = model_for(tmp_path, """
+        import neuronxcc.nki as nki
+        import neuronxcc.nki.language as nl
+
+        @nki.jit
+        def kernel(a):
+            out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+            i_p = nl.arange(128)[:, None]
+            i_f = nl.arange(512)[None, :]
+            shifted = i_f + 1
+            g_p, g_f = nl.mgrid[0:128, 0:512]
+            t = nl.load(a[i_p, i_f])
+            nl.store(out[g_p, g_f], value=t)
+            return out
+    """)
+    exprs = model.analysis(ExprFacts)
+    kernel = function(model, "kernel")
+    assert exprs.is_index_name(kernel, "i_p") and exprs.is_index_name(kernel, "shifted")
+    assert exprs.index_origin(kernel, "shifted") == "arange"
+    assert exprs.index_origin(kernel, "g_p") == "mgrid"
+    assert not exprs.is_index_name(kernel, "t")
+    assert exprs.holds(kernel, ast.Name("t", ast.Load())) is Holds.TENSOR
+
+
+# -- device code ------------------------------------------------------------------------
+def test_device_map_owner_and_host_code(tmp_path):
+    model = model_for(tmp_path, CURRENT + "\n\ndef host():\n    return kernel(1, 2)\n")
+    device = model.analysis(DeviceCode)
+    names = {f.name for f in device.functions}
+    assert names == {"helper", "kernel"}
+    memset = call_at_line(model, 8)
+    assert device.contains(memset) and device.owner(memset).name == "helper"
+    host = function(model, "host")
+    assert not device.contains(host.body[0])
+
+
+# -- loops, guards, symbol origins ----------------------------------------------------------
+def test_loop_nest_variance_and_runs_every_iteration(tmp_path):
+    model = model_for(tmp_path, CURRENT)
+    kernel = model.kernel("kernel")
+    graph = kernel.graph
+    nest = nest_of(graph)
+    (loop,) = [lp for lp in nest.loops.values() if lp.kind == "affine_range"]
+    assert loop.sym is not None and loop.sym.origin == "loop" and loop.may_repeat() and loop.trip_text() == "4"
+    copies = [nid for nid, d in graph.ops() if d["api"] == "nki.isa.dma_copy"]
+    load = next(o for o in copies if loop.id in graph.attrs(o)["loops"])
+    src = next(n for n, d in graph.reads(load) if d.get("param") == "src")
+    assert nest.access_variance(src, loop) == VAR  # a[i * 128:...] moves with i
+    store = next(o for o in copies if loop.id not in graph.attrs(o)["loops"])
+    assert nest.variance(graph.attrs(store).get("params_v", {}).get("dst"), loop) in (INV, UNK)
+    loops = model.analysis(Loops)
+    assert loops.runs_every_iteration(graph.attrs(load)["site"], loop)
+    # `if n > 2` is the same in every iteration: the add still runs every time it runs at all.
+    tensor_tensor = next(nid for nid, d in graph.ops() if d["api"] == "nki.isa.tensor_tensor")
+    assert loops.runs_every_iteration(graph.attrs(tensor_tensor)["site"], loop)
+
+
+def test_runs_every_iteration_is_false_under_a_test_on_the_loop_index(tmp_path):
+    model = model_for(tmp_path, """
+        import nki
+        import nki.language as nl
+        import nki.isa as nisa
+
+        @nki.jit
+        def kernel(a):
+            out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+            for i in nl.affine_range(4):
+                tile = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                if i == 0:
+                    nisa.memset(dst=tile, value=0.0)
+                nisa.dma_copy(dst=out, src=tile)
+            return out
+    """)
+    graph = model.kernel("kernel").graph
+    (loop,) = nest_of(graph).loops.values()
+    loops = model.analysis(Loops)
+    memset = next(d for _, d in graph.ops() if d["api"] == "nki.isa.memset")
+    copy = next(d for _, d in graph.ops() if d["api"] == "nki.isa.dma_copy")
+    assert not loops.runs_every_iteration(memset["site"], loop)
+    assert loops.runs_every_iteration(copy["site"], loop)
+
+
+def test_guards_recorded_on_nodes_created_under_undecided_conditions(tmp_path):
+    model = model_for(tmp_path, CURRENT)
+    graph = model.kernel("kernel").graph
+    tensor_tensor = next(d for _, d in graph.ops() if d["api"] == "nki.isa.tensor_tensor")
+    (guard,) = tensor_tensor["guards"]
+    assert ast.unparse(guard.test) == "n > 2" and guard.branch is True and not guard.in_helper
+    assert guard.loops and tensor_tensor["conditional"]
+    memset = next(d for _, d in graph.ops() if d["api"] == "nki.isa.memset")
+    assert [ast.unparse(g.test) for g in memset["guards"]] == ["flag"] and memset["guards"][0].in_helper
+    alloc = next(d for _, d in graph.tensors() if d.get("name") == "acc")
+    assert alloc["guards"] == () and not alloc["conditional"]
+
+
+def test_symbol_origins(tmp_path):
+    model = model_for(tmp_path, """
+        import nki
+        import nki.language as nl
+
+        @nki.jit
+        def kernel(a, n):
+            K, N = a.shape
+            for i in nl.affine_range(n):
+                t = nl.ndarray((K, N), dtype=nl.float32, buffer=nl.sbuf)
+            return a
+    """)
+    graph = model.kernel("kernel").graph
+    tile = next(d for _, d in graph.tensors() if d.get("name") == "t")
+    assert tile["shape_v"][0].sym.origin == "param"
+    (loop,) = [d for _, d in graph.loops()]
+    assert loop["index_sym"].origin == "loop"
+
+
+# -- dtypes and data flow -----------------------------------------------------------------
+def test_dtype_of_follows_views_and_dataflow_finds_producers(tmp_path):
+    model = model_for(tmp_path, CURRENT)
+    graph = model.kernel("kernel").graph
+    tile_id = next(nid for nid, d in graph.tensors() if d.get("name") == "tile")
+    assert dtype_name(graph.attrs(tile_id)) == "bfloat16" and dtype_of(graph, tile_id) == "bfloat16"
+    acc_id = next(nid for nid, d in graph.tensors() if d.get("name") == "acc")
+    producers = {graph.attrs(op)["api"] for op in dataflow.producers(graph, acc_id)}
+    assert "nki.isa.tensor_tensor" in producers and "nki.isa.dma_copy" in producers  # tile was dma'd, then added
+    assert graph.seq(acc_id) > graph.seq(next(nid for nid, d in graph.tensors() if d.get("name") == "out"))
