@@ -65,8 +65,6 @@ def project(tmp_path, monkeypatch):
     root.mkdir()
     # A [tool.nkilint] table above the temporary directory would change every test.
     assert find_config(root) is None, f"unexpected nkilint configuration above {root}"
-    # A repository root: the search for the project's package pins stops here.
-    (root / ".git").mkdir()
     monkeypatch.chdir(root)
     return root
 
