@@ -14,6 +14,7 @@ import click
 from . import __version__
 from .commands.check import check
 from .commands.model import graph_command, stats_command
+from .commands.releases import releases_command
 from .commands.rules import rule_command, rules_command
 
 
@@ -26,7 +27,7 @@ def cli() -> None:
     """
 
 
-for _command in (check, rules_command, rule_command, graph_command, stats_command):
+for _command in (check, rules_command, rule_command, releases_command, graph_command, stats_command):
     cli.add_command(_command)
 
 

@@ -7,14 +7,17 @@ valid; nothing is silently ignored.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .findings import Level
+from .releases import DEFAULT_ORIGIN, Release, ReleaseError, TargetOrigin, parse_release, release_names, release_of_nki
+from .releases import LATEST_RELEASE
 from .targets import DEFAULT_TARGET, OVERRIDABLE, Target, resolve_target, target_names
-from .versions import LATEST, VERSION_NAMES, NkiVersion
+from .versions import VERSION_NAMES, NkiVersion
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -55,7 +58,8 @@ KNOWN_KEYS = {
     "exclude": "list of globs; replaces the default exclusions",
     "extend-exclude": "list of globs added to the exclusions",
     "target": f"one of {', '.join(target_names())}",
-    "nki-version": f"one of {', '.join(VERSION_NAMES)}",
+    "sdk": f"the Neuron SDK release to check against: {release_names()[0]} ... {release_names()[-1]} (a string)",
+    "nki-version": f"one of {', '.join(VERSION_NAMES)} (the newest SDK release of that NKI version)",
     "fail-level": "note, warning or error: the lowest level that makes the exit code 1",
     "hardware": f"table of hardware overrides ({', '.join(OVERRIDABLE)})",
 }
@@ -72,12 +76,27 @@ class Settings:
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
     target_name: str = DEFAULT_TARGET
-    nki_version: NkiVersion = LATEST
-    nki_version_explicit: bool = False
+    # The target release and its NKI version; give either (the other follows:
+    # an NKI version means the newest release of it) or both when they agree.
+    release: Release | None = None
+    nki_version: NkiVersion | None = None
+    nki_version_explicit: bool = False  # sdk or nki-version was given (CLI or config)
+    target_origin: TargetOrigin = DEFAULT_ORIGIN
     fail_level: Level = Level.WARNING
     hardware: tuple[tuple[str, int | float], ...] = ()
     root: Path = field(default_factory=Path.cwd)
     config_file: Path | None = None
+
+    def __post_init__(self) -> None:
+        release, version = self.release, self.nki_version
+        if release is None:
+            release = release_of_nki(version) if version is not None else LATEST_RELEASE
+        if version is None:
+            version = release.nki
+        if release.nki != version:
+            raise ValueError(f"SDK {release.minor} ships NKI {release.nki}, not NKI {version}")
+        object.__setattr__(self, "release", release)
+        object.__setattr__(self, "nki_version", version)
 
     @property
     def target(self) -> Target:
@@ -88,7 +107,13 @@ class Settings:
         return tuple(self.exclude) + tuple(self.extend_exclude)
 
     def merged(self, **changes: Any) -> "Settings":
-        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+        changes = {k: v for k, v in changes.items() if v is not None}
+        # A new release or NKI version replaces both (the other follows).
+        if "release" in changes and "nki_version" not in changes:
+            changes["nki_version"] = changes["release"].nki
+        if "nki_version" in changes and "release" not in changes:
+            changes["release"] = release_of_nki(changes["nki_version"])
+        return replace(self, **changes)
 
 
 def _string_list(key: str, value: Any, where: str) -> tuple[str, ...]:
@@ -99,8 +124,11 @@ def _string_list(key: str, value: Any, where: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def parse_table(table: dict[str, Any], where: str, root: Path) -> dict[str, Any]:
-    """Validate a [tool.nkilint] table; return Settings field values."""
+def parse_table(table: dict[str, Any], where: str, root: Path, origin: str | None = None) -> dict[str, Any]:
+    """Validate a [tool.nkilint] table; return Settings field values.
+
+    ``origin`` says where a target given in the table comes from (a file and
+    line, or ``--sdk``); by default ``where``."""
     out: dict[str, Any] = {}
     for key, value in table.items():
         if key not in KNOWN_KEYS:
@@ -126,6 +154,17 @@ def parse_table(table: dict[str, Any], where: str, root: Path) -> dict[str, Any]
             except ValueError as exc:
                 raise ConfigError(f"{where}: {exc}") from None
             out["target_name"] = value
+        elif key == "sdk":
+            if not isinstance(value, str):
+                raise ConfigError(
+                    f"{where}: 'sdk' must be a string such as \"2.30\" (a TOML number 2.30 reads as 2.3), "
+                    f"one of {', '.join(release_names())}"
+                )
+            try:
+                out["release"] = parse_release(value)
+            except ReleaseError as exc:
+                raise ConfigError(f"{where}: {exc}") from None
+            out["nki_version_explicit"] = True
         elif key == "nki-version":
             if not isinstance(value, (str, int, float)) or isinstance(value, bool):
                 raise ConfigError(f"{where}: 'nki-version' must be a string, one of {', '.join(VERSION_NAMES)}")
@@ -155,7 +194,33 @@ def parse_table(table: dict[str, Any], where: str, root: Path) -> dict[str, Any]
                     raise ConfigError(f"{where}: hardware.{hkey} must be a positive number, got {hval!r}")
                 hw.append((name, hval))
             out["hardware"] = tuple(hw)
+    _target_values(table, out, where, origin)
     return out
+
+
+def _target_values(table: dict[str, Any], out: dict[str, Any], where: str, origin: str | None) -> None:
+    """The release both of 'sdk' and 'nki-version' mean (an error when they
+    disagree), and where it comes from."""
+    release, version = out.get("release"), out.get("nki_version")
+    if release is None and version is None:
+        return
+    if release is not None and version is not None and release.nki != version:
+        if where == "command line":
+            raise ConfigError(
+                f"--sdk {table['sdk']} (NKI {release.nki}) and --nki-version {table['nki-version']} disagree: "
+                f"SDK {release.minor} ships NKI {release.nki}; give one of them"
+            )
+        raise ConfigError(
+            f"{where}: 'sdk' = \"{table['sdk']}\" (NKI {release.nki}) and 'nki-version' = \"{table['nki-version']}\" "
+            f"disagree: SDK {release.minor} ships NKI {release.nki}; give one of them"
+        )
+    if release is None:
+        release = release_of_nki(version)
+    out["release"], out["nki_version"] = release, release.nki
+    if origin is None:
+        origin = f"from {where}"
+    kind = "cli" if where == "command line" else "config"
+    out["target_origin"] = TargetOrigin(kind, origin)
 
 
 def find_config(start: Path) -> Path | None:
@@ -199,5 +264,26 @@ def load_config(path: Path) -> Settings:
     table = tool.get("nkilint", {}) if isinstance(tool, dict) else {}
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.nkilint] must be a table")
-    values = parse_table(table, f"{path} [tool.nkilint]", path.parent)
+    values = parse_table(table, f"{path} [tool.nkilint]", path.parent, origin=_config_origin(path, text, table))
     return Settings(root=path.parent.resolve(), config_file=path, **values)
+
+
+def _config_origin(path: Path, text: str, table: dict[str, Any]) -> str | None:
+    """``from pyproject.toml:12 ([tool.nkilint] sdk)`` for a target the table sets."""
+    key = "sdk" if "sdk" in table else "nki-version" if "nki-version" in table else None
+    if key is None:
+        return None
+    in_table = False
+    line_no = None
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            in_table = stripped.replace(" ", "") == "[tool.nkilint]"
+            continue
+        if in_table and re.match(rf"^[\"']?{re.escape(key)}[\"']?\s*=", stripped):
+            line_no = number
+            break
+    from .pins import display_path
+
+    where = display_path(path) + (f":{line_no}" if line_no else "")
+    return f"from {where} ([tool.nkilint] {key})"

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from .config import Settings
 from .findings import Finding, Fix, Level, Related, Span
 from .source import SourceError, SourceFile
+from .releases import Release, release_of_nki
 from .targets import Target
 from .versions import NkiVersion
 
@@ -29,9 +30,10 @@ class ModelCrash(Exception):
 
 class RuleContext:
     """What a rule sees: the source and syntax tree with positions, the
-    target hardware, the NKI version, the settings, and (computed on first
-    use, shared by all rules of the file) the semantic model and kernel
-    graphs."""
+    target hardware, the target SDK release (``release``, with the facts of
+    ``nkilint.releases``) and its NKI version (``nki_version``), the
+    settings, and (computed on first use, shared by all rules of the file)
+    the semantic model and kernel graphs."""
 
     def __init__(
         self,
@@ -42,11 +44,16 @@ class RuleContext:
         project: "Project | None" = None,
         error: SourceError | None = None,
         display_path: str = "",
+        release: Release | None = None,
     ) -> None:
         self.source = source
         self.settings = settings
         self.target = target
         self.nki_version = nki_version
+        if release is None:
+            release = settings.release if settings.nki_version == nki_version else release_of_nki(nki_version)
+        assert release.nki == nki_version, "the release and the NKI version must agree"
+        self.release: Release = release
         self.project = project
         self.error = error
         self.display_path = display_path or (source.display_path if source else "")

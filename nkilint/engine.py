@@ -154,7 +154,8 @@ class Checker:
             source.tree  # noqa: B018 - parse now so syntax errors surface here
         except SourceError as err:
             return self._broken(display, err, source)
-        ctx = RuleContext(source, self.settings, self.target, self.settings.nki_version, self.project, None, display)
+        ctx = RuleContext(source, self.settings, self.target, self.settings.nki_version, self.project, None, display,
+                          release=self.settings.release)
         result = FileResult(display)
         for rule in self.rules:
             if rule.emitted_by_engine:
@@ -170,7 +171,8 @@ class Checker:
     def _broken(self, display: str, err: SourceError, source: SourceFile | None) -> FileResult:
         """A file that cannot be decoded or parsed: one finding, or a notification."""
         result = FileResult(display)
-        ctx = RuleContext(source, self.settings, self.target, self.settings.nki_version, None, err, display)
+        ctx = RuleContext(source, self.settings, self.target, self.settings.nki_version, None, err, display,
+                          release=self.settings.release)
         for rule in self.rules:
             if rule.runs_on_broken_files and not rule.emitted_by_engine:
                 self._run_rule(rule, ctx, result)

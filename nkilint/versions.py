@@ -1,7 +1,12 @@
-"""NKI versions and how they map to Neuron SDK releases.
+"""NKI versions and the newest API table of each.
 
-Source: aws-neuron-sdk nki/migration/index.rst (version table), also in
-../shared/nki-api/nki-api.json ``nki_version_map``.
+Rules compare ``ctx.nki_version`` with these constants; the target itself
+is a Neuron SDK release (``nkilint.releases``), which maps to its NKI
+version. Source of the version table: aws-neuron-sdk
+nki/migration/index.rst ("NKI version to Neuron SDK mapping", v2.33.1
+build of the docs for 0.7) and the 0.8 deprecation announcement
+(announce-intent-eos-nki-virtualregister-lnc-apis: "In Neuron Release
+2.34.0, NKI 0.8.0 ...").
 """
 
 from __future__ import annotations
@@ -55,12 +60,16 @@ V0_3 = NkiVersion(0, 3)
 V0_4 = NkiVersion(0, 4)
 V0_5 = NkiVersion(0, 5)
 V0_6 = NkiVersion(0, 6)
+V0_7 = NkiVersion(0, 7)
+V0_8 = NkiVersion(0, 8)
 
-KNOWN_VERSIONS = (V0_1, V0_2, V0_3, V0_4, V0_5, V0_6)
+KNOWN_VERSIONS = (V0_1, V0_2, V0_3, V0_4, V0_5, V0_6, V0_7, V0_8)
 VERSION_NAMES = tuple(str(v) for v in KNOWN_VERSIONS)
-LATEST = V0_6
+LATEST = V0_8
 
-# Newest SDK release of each NKI version (the API table is keyed by SDK).
+# Newest SDK release of each NKI version that has its own API table entry
+# (the table is keyed by SDK; 2.29.1 and 2.31.1 changed the stubs, 2.33.1
+# did not).
 SDK_OF = {
     V0_1: "2.26.0",
     V0_2: "2.28.0",
@@ -68,4 +77,6 @@ SDK_OF = {
     V0_4: "2.30.0",
     V0_5: "2.31.1",
     V0_6: "2.32.0",
+    V0_7: "2.33.0",
+    V0_8: "2.34.0",
 }

@@ -37,6 +37,8 @@ FIXTURE_RUNS: dict[str, list[str]] = {
     "nki-0.1": ["--nki-version", "0.1"],
     "nki-0.2": ["--nki-version", "0.2"],
     "nki-0.3": ["--nki-version", "0.3"],
+    "nki-0.6": ["--nki-version", "0.6"],  # the default before SDK releases were targets (issue 13)
+    "sdk-2.24": ["--sdk", "2.24"],  # a legacy release inside NKI 0.1
     "trn1": ["--target", "trn1"],
     "trn3": ["--target", "trn3"],
 }

@@ -1,7 +1,7 @@
 """Shared fixtures for the engine tests.
 
 * ``LEGACY_KERNEL`` gives exactly one NKI601 finding (line 1, an error at
-  the default NKI version 0.6); ``CLEAN_KERNEL`` gives none.
+  the default release, SDK 2.34 / NKI 0.8); ``CLEAN_KERNEL`` gives none.
 * ``cli`` runs the command in-process (click's CliRunner) in ``tmp_path``;
   ``run_nkilint`` runs ``python -m nkilint`` in a subprocess.
 * ``sarif_log`` parses a SARIF text and validates it against the official
@@ -46,7 +46,7 @@ def kernel(a):
     return nl.load(a)
 """
 
-# A legacy import that no function uses: NKI601 only warns at NKI 0.6.
+# A legacy import that no function uses: NKI601 only warns at the default release.
 LEGACY_IMPORT_ONLY = "import neuronxcc.nki.language as nl\n"
 
 

@@ -67,7 +67,7 @@ def test_syntax_error_at_the_true_position(check_bad, source, line, col):
 
 def test_syntax_error_text_output(cli, project):
     write(project / "broken.py", 'x = 1\ns = "héllo" + (\n')
-    out = cli("check", "broken.py").stdout.splitlines()
+    out = cli("check", "broken.py").stdout.splitlines()[1:]  # after the target header
     assert out[0] == "broken.py:2:15: NKI001 [error] syntax error: '(' was never closed"
     assert out[2] == '2 | s = "héllo" + ('
     assert out[3] == "  | " + " " * 14 + "^"
@@ -304,7 +304,7 @@ def test_binary_stdin(cli, project):
 def test_form_feed_does_not_shift_lines(cli, project):
     source = "x = 1\n\x0c\nimport neuronxcc.nki.language as nl\n\n\ndef kernel(a):\n    return nl.load(a)\n"
     write(project / "ff.py", source)
-    out = cli("check", "ff.py").stdout.splitlines()
+    out = cli("check", "ff.py").stdout.splitlines()[1:]  # after the target header
     assert out[0].startswith("ff.py:3:1: NKI601")
     assert out[2] == "3 | import neuronxcc.nki.language as nl"
 

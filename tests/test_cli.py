@@ -116,7 +116,7 @@ def test_text_format_has_source_line_caret_and_hint(cli, project):
 
 def test_text_caret_points_at_the_span(cli, project):
     write(project / "k.py", "x = 1; " + IMPORT_LINE + "\n\n\ndef f():\n    return nl.x\n")
-    lines = cli("check", "k.py").stdout.splitlines()
+    lines = cli("check", "k.py").stdout.splitlines()[1:]  # after the target header
     assert lines[0].startswith("k.py:1:8: NKI601")
     assert lines[3] == "  | " + " " * 7 + "^" * len(IMPORT_LINE)
 
@@ -124,6 +124,7 @@ def test_text_caret_points_at_the_span(cli, project):
 def test_concise_format(cli, project):
     write(project / "k.py", LEGACY_KERNEL)
     out = cli("check", "--format", "concise", "k.py").stdout.splitlines()
+    assert out.pop(0).startswith("target: SDK 2.34 (NKI 0.8) by default")
     assert len(out) == 2
     assert re.fullmatch(r"k\.py:1:1: NKI601 \[error\] the legacy namespace .*", out[0])
     assert out[1].startswith("Found 1 finding")
@@ -135,7 +136,8 @@ def test_json_format(cli, project):
     result = cli("check", "--format", "json", "k.py")
     assert result.exit_code == 1
     doc = _json(result)
-    assert doc["tool"] == "nkilint" and doc["target"] == "trn2" and doc["nki_version"] == "0.6"
+    assert doc["tool"] == "nkilint" and doc["target"] == "trn2" and doc["nki_version"] == "0.8"
+    assert doc["sdk"] == "2.34" and doc["target_release"]["kind"] == "default"
     [finding] = doc["findings"]
     assert finding["rule"] == "NKI601"
     assert finding["name"] == "legacy-namespace"
@@ -268,13 +270,13 @@ def test_legacy_import_outside_kernels_is_only_a_warning_at_06(cli, project):
 def test_stdin(cli, project):
     result = cli("check", "--format", "concise", "-", input=LEGACY_KERNEL)
     assert result.exit_code == 1
-    assert result.stdout.startswith("-:1:1: NKI601 [error]")
+    assert result.stdout.splitlines()[1].startswith("-:1:1: NKI601 [error]")
 
 
 def test_stdin_filename_is_shown(cli, project):
     result = cli("check", "-", "--stdin-filename", "kernels/softmax.py", input=LEGACY_KERNEL)
     assert result.exit_code == 1
-    assert result.stdout.startswith("kernels/softmax.py:1:1: NKI601 [error]")
+    assert result.stdout.splitlines()[1].startswith("kernels/softmax.py:1:1: NKI601 [error]")
     assert "1 | import neuronxcc.nki.language as nl" in result.stdout
 
 
@@ -293,7 +295,7 @@ def test_stdin_with_files(cli, project):
 def test_stdin_through_a_real_pipe(project):
     proc = run_nkilint("check", "-", "--stdin-filename", "x/k.py", "--format", "concise", cwd=project, input=LEGACY_KERNEL)
     assert proc.returncode == 1, proc.stderr
-    assert proc.stdout.startswith("x/k.py:1:1: NKI601")
+    assert proc.stdout.splitlines()[1].startswith("x/k.py:1:1: NKI601")
 
 
 # -- paths -------------------------------------------------------------------------
@@ -398,4 +400,4 @@ def test_python_dash_m(project):
     write(project / "k.py", LEGACY_KERNEL)
     proc = run_nkilint("check", "--format", "concise", "k.py", cwd=project)
     assert proc.returncode == 1
-    assert proc.stdout.startswith("k.py:1:1: NKI601")
+    assert proc.stdout.splitlines()[1].startswith("k.py:1:1: NKI601")

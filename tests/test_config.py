@@ -234,7 +234,7 @@ def test_isolated_ignores_configuration(cli, tree):
     pyproject(tree, '[tool.nkilint]\nnki-version = "0.1"\nselect = ["bogus"]\n')
     result = cli("check", "--format", "json", "--isolated", "src/k.py")
     assert result.exit_code == 1
-    assert _doc(result)["nki_version"] == "0.6"
+    assert _doc(result)["nki_version"] == "0.8"  # the default: the newest release
     assert _levels(result) == ["error"]
 
 

@@ -57,7 +57,7 @@ def test_stats_json_fields():
     doc = json.loads(result.output)
     for key in ("files", "kernels", "allocations", "exact", "bounded", "unknown"):
         assert isinstance(doc[key], int)
-    assert doc["files"] == 7  # 3 kernels + pkg/{__init__,constants,utils,kernel}
+    assert doc["files"] == 8  # 4 kernels + pkg/{__init__,constants,utils,kernel}
     assert doc["exact"] + doc["bounded"] + doc["unknown"] == doc["allocations"]
     assert doc["allocations"] >= 10 and doc["exact"] >= 8
     # probable_helper's (n, 64) buffer has an unknown partition size.

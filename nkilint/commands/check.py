@@ -29,7 +29,8 @@ from .common import EXAMPLE_PATH, UsageFailure, _ruleset_and_enabled, _split, bu
 @click.option("--extend-exclude", multiple=True, help="Globs to exclude in addition to the defaults.")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes to files named on the command line (for pre-commit).")
 @click.option("--target", type=click.Choice(target_names(), case_sensitive=False), help="Hardware generation (inf2 = trn1).")
-@click.option("--nki-version", type=click.Choice(VERSION_NAMES), help="NKI version the kernels must compile with (0.1 = legacy neuronxcc.nki).")
+@click.option("--sdk", help="Neuron SDK release to check against (2.20 ... 2.34; default: the release the project pins, else the newest).")
+@click.option("--nki-version", type=click.Choice(VERSION_NAMES), help="NKI version: the newest SDK release of it (0.1 = 2.26, legacy neuronxcc.nki; 0.8 = 2.34).")
 @click.option("--format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write the report to a file.")
 @click.option("--statistics", is_flag=True, help="Show the number of findings per rule.")
@@ -54,6 +55,7 @@ def check(
     extend_exclude,
     force_exclude: bool,
     target: str | None,
+    sdk: str | None,
     nki_version: str | None,
     output_format: str,
     output: str | None,
@@ -87,12 +89,14 @@ def check(
             paths,
             config,
             isolated,
+            find_pins=not example,
             select=_split(select) or None,
             extend_select=_split(extend_select) or None,
             ignore=_split(ignore) or None,
             exclude=_split(exclude) or None,
             extend_exclude=_split(extend_exclude) or None,
             target=target,
+            sdk=sdk,
             nki_version=nki_version,
             fail_level=fail_level,
         )

@@ -40,9 +40,12 @@ def build_settings(
     paths: tuple[str, ...],
     config: str | None,
     isolated: bool,
+    find_pins: bool = True,
     **overrides,
 ) -> Settings:
-    """Settings from the nearest [tool.nkilint] (or --config), then the CLI."""
+    """Settings from the nearest [tool.nkilint] (or --config), then the CLI;
+    without a target from either, the release the project's pins name
+    (not with --isolated, which ignores every project file)."""
     if config and isolated:
         raise UsageFailure("--config and --isolated cannot be used together")
     if config:
@@ -65,16 +68,39 @@ def build_settings(
         value = overrides.get(key.replace("-", "_"))
         if value:
             table[key] = list(value)
-    for key in ("target", "nki-version", "fail-level"):
+    for key in ("target", "sdk", "nki-version", "fail-level"):
         value = overrides.get(key.replace("-", "_"))
         if value is not None:
             table[key] = value
     if table:
-        values = parse_table(table, "command line", settings.root)
+        origin = f"from --sdk {table['sdk']}" if "sdk" in table else (
+            f"from --nki-version {table['nki-version']}" if "nki-version" in table else None)
+        values = parse_table(table, "command line", settings.root, origin=origin)
         if "extend_select" in values:
             values["extend_select"] = tuple(settings.extend_select) + values["extend_select"]
         settings = settings.merged(**values)
+    if not settings.nki_version_explicit and not isolated and find_pins:
+        settings = _target_from_project(settings, paths)
     return settings
+
+
+def _target_from_project(settings: Settings, paths: tuple[str, ...]) -> Settings:
+    """No --sdk / --nki-version / config target: the release the project pins."""
+    from ..pins import target_from_pins
+
+    real = [Path(p) for p in paths if p != "-"]
+    start = Path.cwd()
+    if real:
+        try:
+            start = Path(os.path.commonpath([str(p.absolute()) for p in real]))
+        except ValueError:
+            pass
+    stop = settings.config_file.parent.resolve() if settings.config_file is not None else None
+    found = target_from_pins(start, stop)
+    if found is None:
+        return settings
+    release, origin = found
+    return settings.merged(release=release, target_origin=origin)
 
 
 def _ruleset_and_enabled(settings: Settings):

@@ -26,9 +26,9 @@ def _fail(message: str) -> None:
     sys.exit(2)
 
 
-def _settings(config: str | None, target: str | None, nki_version: str | None, start: Path) -> Settings:
+def _settings(config: str | None, target: str | None, sdk: str | None, nki_version: str | None, start: Path) -> Settings:
     try:
-        return build_settings((str(start),), config, False, target=target, nki_version=nki_version)
+        return build_settings((str(start),), config, False, target=target, sdk=sdk, nki_version=nki_version)
     except ConfigError as exc:
         _fail(str(exc))
         raise  # pragma: no cover
@@ -51,13 +51,14 @@ def _load(path: Path, project: Project, settings: Settings, display: str) -> Fil
 @click.option("--kernel", "kernel_name", help="Only this kernel (default: every kernel in the file).")
 @click.option("--format", "output_format", type=click.Choice(["json", "dot"]), default="json", show_default=True)
 @click.option("--target", type=click.Choice(target_names(), case_sensitive=False))
+@click.option("--sdk", help="Neuron SDK release (2.20 ... 2.34; default: the project's pin, else the newest).")
 @click.option("--nki-version", type=click.Choice(VERSION_NAMES))
 @click.option("--memory/--no-memory", default=True, show_default=True, help="Include the per-kernel memory summary (JSON).")
 @click.option("--config", type=click.Path(exists=True, dir_okay=False))
-def graph_command(file: str, kernel_name: str | None, output_format: str, target, nki_version, memory: bool, config) -> None:
+def graph_command(file: str, kernel_name: str | None, output_format: str, target, sdk, nki_version, memory: bool, config) -> None:
     """Print the kernel graph of FILE (see docs/graph.md for the JSON)."""
     path = Path(file)
-    settings = _settings(config, target, nki_version, path)
+    settings = _settings(config, target, sdk, nki_version, path)
     project = Project(settings.root)
     model = _load(path, project, settings, file)
     if isinstance(model, str):
@@ -78,6 +79,7 @@ def graph_command(file: str, kernel_name: str | None, output_format: str, target
         "dialect": model.dialect.value,
         "target": settings.target.name,
         "nki_version": str(settings.nki_version),
+        "sdk": settings.release.minor,
         "kernels": [],
     }
     for k in kernels:
@@ -105,10 +107,11 @@ def _memory_summary(kernel, settings: Settings):
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--target", type=click.Choice(target_names(), case_sensitive=False))
+@click.option("--sdk", help="Neuron SDK release (2.20 ... 2.34; default: the project's pin, else the newest).")
 @click.option("--nki-version", type=click.Choice(VERSION_NAMES))
 @click.option("--config", type=click.Path(exists=True, dir_okay=False))
 @click.option("--top", default=10, show_default=True, help="How many reasons for unknown sizes to list.")
-def stats_command(paths, output_format: str, target, nki_version, config, top: int) -> None:
+def stats_command(paths, output_format: str, target, sdk, nki_version, config, top: int) -> None:
     """How well the model resolves a tree of kernels.
 
     Counts files, kernels and on-chip (SBUF/PSUM) allocations, and how many
@@ -117,7 +120,7 @@ def stats_command(paths, output_format: str, target, nki_version, config, top: i
     from several kernels counts once, with its best resolution.
     """
     paths = paths or (".",)
-    settings = _settings(config, target, nki_version, Path(paths[0]))
+    settings = _settings(config, target, sdk, nki_version, Path(paths[0]))
     files, errors = discover(paths, settings.root, settings.all_excludes)
     project = Project(settings.root)
     records: dict[tuple, AllocRecord] = {}
@@ -156,6 +159,7 @@ def stats_command(paths, output_format: str, target, nki_version, config, top: i
         "unknown_reasons": [{"reason": r, "count": n} for r, n in reasons.most_common(top)],
         "target": settings.target.name,
         "nki_version": str(settings.nki_version),
+        "sdk": settings.release.minor,
     }
     for message in errors:
         click.echo(f"nkilint: error: {message}", err=True)

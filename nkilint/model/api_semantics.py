@@ -63,7 +63,7 @@ _ISA_ENGINES = {
         "iota", "affine_select", "local_gather", "nc_n_gather", "tensor_partition_reduce", "sequence_bounds",
         "nonzero_with_count", "topk", "rand_set_state", "rand_get_state", "core_barrier",
     ),
-    ENGINE_DMA: ("dma_copy", "dma_transpose", "dma_compute", "sendrecv"),
+    ENGINE_DMA: ("dma_copy", "dma_transpose", "dma_compute", "sendrecv", "sendrecv_compute"),
     ENGINE_ANY: ("tensor_tensor", "tensor_scalar", "tensor_copy", "memset", "rng", "nc_transpose", "select"),
 }
 ISA_ENGINE = {name: engine for engine, names in _ISA_ENGINES.items() for name in names}
@@ -74,8 +74,18 @@ LANGUAGE_DMA = {"load", "store", "load_transpose2d", "atomic_rmw", "gather_flatt
 LANGUAGE_META = {
     "ds", "arange", "mgrid", "program_id", "num_programs", "program_ndim", "par_dim", "spmd_dim", "nc",
     "device_print", "no_reorder", "is_hbm", "is_on_chip", "is_psum", "is_sbuf", "tile_size", "random_seed",
-    "fori_loop", "while_loop",
+    "fori_loop", "while_loop", "if_else",
 }
+# NKI 0.7 tile/block grids: views in tile coordinates, and allocations
+# organised as grids (kind "grid": no instruction; .data is the tensor).
+GRID_VIEWS = {"tiles", "blocks"}
+GRID_ALLOCATIONS = {"alloc_tiles", "alloc_blocks"}
+# NKI 0.7 scalars: loads and stores between a 1x1 tile and a device scalar.
+SCALAR_OPS = {"scalar_load", "scalar_store"}
+# nki.lnc (NKI 0.8): the LNC functions nki.isa had; core_barrier only
+# synchronises (kind "sync": not a compute instruction, its operand is in HBM).
+LNC_KINDS = {"sendrecv": ("dma", ENGINE_DMA), "sendrecv_compute": ("dma", ENGINE_DMA),
+             "core_barrier": ("sync", ENGINE_GPSIMD)}
 # nki.language compute calls whose result (legacy: returned tile) lives in PSUM.
 LANGUAGE_PSUM_RESULT = {"matmul", "transpose"}
 LANGUAGE_REDUCTIONS = {"sum", "max", "min", "mean", "prod", "var", "all", "any", "argmax", "argmin"}
@@ -101,7 +111,7 @@ class ApiInfo:
     name: str  # canonical dotted name
     module: str  # nki.language / nki.isa / ...
     short: str
-    kind: str  # alloc, loop, dma, matmul, transpose, compute, meta, other
+    kind: str  # alloc, loop, dma, matmul, transpose, compute, meta, grid, scalar, sync, other
     engine: str
 
     @property
@@ -113,6 +123,8 @@ def classify(canonical: str) -> ApiInfo | None:
     """Semantics of a canonical NKI name, or None if it is not an op/alloc/loop."""
     module, _, short = canonical.rpartition(".")
     if module == "nki.language":
+        if short in GRID_VIEWS or short in GRID_ALLOCATIONS:
+            return ApiInfo(canonical, module, short, "grid", ENGINE_NONE)
         if short in ALLOCATIONS:
             return ApiInfo(canonical, module, short, "alloc", ENGINE_NONE)
         if short in LOOPS:
@@ -130,6 +142,8 @@ def classify(canonical: str) -> ApiInfo | None:
         engine = ISA_ENGINE.get(short, ENGINE_ANY)
         if short in ("register_alloc", "register_move", "register_load", "register_store", "get_nc_version"):
             return ApiInfo(canonical, module, short, "meta", ENGINE_NONE)
+        if short in SCALAR_OPS:
+            return ApiInfo(canonical, module, short, "scalar", ENGINE_NONE)
         if short in ("nc_matmul", "nc_matmul_mx"):
             kind = "matmul"
         elif short in ("nc_transpose",):
@@ -141,6 +155,9 @@ def classify(canonical: str) -> ApiInfo | None:
         return ApiInfo(canonical, module, short, kind, engine)
     if module == "nki.collectives":
         return ApiInfo(canonical, module, short, "dma", ENGINE_DMA)
+    if module == "nki.lnc" and short in LNC_KINDS:
+        kind, engine = LNC_KINDS[short]
+        return ApiInfo(canonical, module, short, kind, engine)
     return None
 
 

@@ -1,10 +1,12 @@
 """The NKI API per release: which names exist, their parameters, changes.
 
 Data: nkilint/data/nki_api.json, built by scripts/build_api_table.py from
-../shared/nki-api/nki-api.json (the API stubs and release notes of every
-Neuron SDK release from 2.20 to 2.32). Module keys are spelled ``nki.*`` for
-both generations; legacy ``neuronxcc.nki`` code is looked up in the newest
-legacy release (2.26.0), as the table's README recommends.
+the shared NKI API table (the API stubs and release notes of every Neuron
+SDK release from 2.20 to 2.32) and scripts/nki_api_additions.py (2.33 and
+2.34, from the API pages: entries record their ``signature_source``).
+Module keys are spelled ``nki.*`` for both generations; legacy
+``neuronxcc.nki`` code is looked up in the newest legacy release (2.26.0),
+as the table's README recommends.
 """
 
 from __future__ import annotations
@@ -91,10 +93,12 @@ def _sdk_key(sdk: str) -> tuple[int, ...]:
 class ApiTable:
     """The API of one NKI release."""
 
-    def __init__(self, version: NkiVersion) -> None:
+    def __init__(self, version: NkiVersion, sdk: str | None = None) -> None:
         self.version = version
         data = _data()
-        wanted = _sdk_key(version.sdk)
+        wanted = _sdk_key(sdk or version.sdk)
+        if sdk is not None and len(wanted) == 2:
+            wanted = (*wanted, 999)  # a minor release: its newest patch entry
         release = None
         for rel in data["releases"]:
             if _sdk_key(rel["sdk"]) <= wanted:
@@ -204,6 +208,16 @@ def api_for(version: NkiVersion) -> ApiTable:
 
 def legacy_api() -> ApiTable:
     return api_for(V0_1)
+
+
+@lru_cache(maxsize=None)
+def api_at(sdk: str) -> ApiTable:
+    """The API of one SDK release (``2.27``, ``2.29.0``): the newest table
+    entry at or before it (patch releases share their entry when the stubs
+    did not change)."""
+    from ..releases import parse_release
+
+    return ApiTable(parse_release(sdk).nki, sdk)
 
 
 @lru_cache(maxsize=1)

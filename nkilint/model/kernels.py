@@ -5,7 +5,8 @@
   ``nki_jit`` (also through module-level aliases such as
   ``nki_jit = nki.trace``), stacked with other decorators; and functions
   passed to ``nki.jit(f)``, ``nki.simulate(f)``, ``nki.simulate_kernel(f,
-  ...)``, ``compile_kernel(f, ...)``, ``nki_call(f, ...)``.
+  ...)``, ``compile_kernel(f, ...)``, ``nki_call(f, ...)``, ``nki.execute(f,
+  ...)`` and ``nki.multi_rank_execute/simulate(f, ...)``.
 * Helpers reached from roots are found by the interpreter (inlined calls).
 * Probable device code: other functions that call ``nki.language`` /
   ``nki.isa`` / ``nki.collectives`` ops or allocations, or take parameters
@@ -27,6 +28,8 @@ ROOT_DECORATORS = {
 LAUNCHERS = {
     "nki.jit", "nki.simulate", "nki.simulate_kernel", "nki.baremetal", "nki.benchmark", "nki.profile",
     "nki.trace", "torch_neuronx.nki_jit", "jax_neuronx.nki_call", "nki.compiler.kernel_builder.compile_kernel",
+    # NKI 0.8 standalone execution
+    "nki.execute", "nki.multi_rank_execute", "nki.multi_rank_simulate",
 }
 # Decorators that stack with a root decorator and do not change what the function is.
 STACKED = {"nki.compiler.skip_middle_end_transformations", "nki.compiler.force_auto_alloc", "nki.compiler.enable_stack_allocator"}
@@ -142,7 +145,7 @@ def _nki_object_classes(classes: dict[str, ast.ClassDef], bindings: Bindings) ->
     return out
 
 
-_LAUNCH_WORDS = ("jit", "simulate", "compile_kernel", "nki_call", "baremetal", "benchmark", "profile", "trace")
+_LAUNCH_WORDS = ("jit", "simulate", "compile_kernel", "nki_call", "baremetal", "benchmark", "profile", "trace", "execute")
 
 
 def find_kernels(

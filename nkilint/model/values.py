@@ -54,6 +54,23 @@ class RegisterV(Unknown):
 
 
 @dataclass(eq=False)
+class ScalarV(RegisterV):
+    """An ``nisa.NkiScalar`` (NKI 0.7+): one integer computed on the device
+    (``nisa.scalar_load``, and arithmetic or comparisons on scalars). A
+    register to everything that follows registers (the loops it bounds are
+    dynamic); ``dtype`` is its fixed width (``int32`` / ``int64``, None when
+    unknown), ``comparison`` marks a comparison result (usable only as the
+    condition of ``nl.if_else``)."""
+
+    reason: str = "device scalar"
+    dtype: str | None = None
+    comparison: bool = False
+
+    def __repr__(self) -> str:
+        return f"ScalarV({self.dtype or '?'}{', comparison' if self.comparison else ''})"
+
+
+@dataclass(eq=False)
 class Const(Value):
     value: Any
     label: str | None = None

@@ -1,7 +1,9 @@
 """Machine output: every finding (suppressed ones included, flagged) as JSON.
 
 Schema (stable; additions only):
-``{"tool": "nkilint", "version", "target", "nki_version", "findings": [...],
+``{"tool": "nkilint", "version", "target", "nki_version", "sdk",
+"target_release": {"sdk", "nki_version", "kind", "reason", "file"?, "line"?,
+"package"?, "requirement"?, "how"?, "other_pins"?}, "findings": [...],
 "notifications": [...], "summary": {...}}``; each finding has ``rule``,
 ``name``, ``family``, ``level``, ``message``, ``path``, ``range`` (1-based
 lines and columns in code points, end exclusive), ``hint``, ``fix`` (null
@@ -59,6 +61,12 @@ def render_json(run: Run) -> str:
         "version": __version__,
         "target": run.settings.target.name,
         "nki_version": str(run.settings.nki_version),
+        "sdk": run.settings.release.minor,
+        "target_release": {
+            "sdk": run.settings.release.minor,
+            "nki_version": str(run.settings.nki_version),
+            **run.settings.target_origin.to_json(),
+        },
         "findings": findings,
         "notifications": [
             {

@@ -195,10 +195,23 @@ def build_sarif(run: Run, include_suppressed: bool = False) -> dict:
                 column_kind="unicodeCodePoints",
                 original_uri_base_ids={SRCROOT: make(so.ArtifactLocation, uri=_dir_uri(root))},
                 results=results,
+                # issue 13: the target release and why (see _target_properties)
+                properties=make(so.PropertyBag, _extra=_target_properties(run)),
             )
         ],
     )
     return to_json(log)
+
+
+def _target_properties(run: Run) -> dict:
+    """run.properties: the target SDK release, its NKI version and why."""
+    settings = run.settings
+    return {
+        "nkilint.sdk": settings.release.minor,
+        "nkilint.nkiVersion": str(settings.nki_version),
+        "nkilint.hardwareTarget": settings.target.name,
+        "nkilint.targetOrigin": settings.target_origin.to_json(),
+    }
 
 
 def _dir_uri(root: Path) -> str:

@@ -46,8 +46,14 @@ def _snippet(f: Finding, lines: dict[int, str]) -> list[str]:
     ]
 
 
+def target_header(run: Run) -> str:
+    """``target: SDK 2.29 (NKI 0.3) from requirements.txt:4; trn2``."""
+    s = run.settings
+    return f"target: {s.release.label} {s.target_origin.text}; {s.target.name}"
+
+
 def render_text(run: Run, color: bool = False, show_source: bool = True, statistics: bool = False) -> str:
-    out: list[str] = []
+    out: list[str] = [target_header(run)]
     for result in run.files:
         for f in result.findings:
             if f.suppressed:
@@ -86,7 +92,7 @@ def render_statistics(run: Run) -> list[str]:
 
 
 def render_concise(run: Run) -> str:
-    out = [
+    out = [target_header(run)] + [
         f"{f.path}:{f.span.start_line}:{f.span.start_col}: {f.rule_id} [{f.level.label}] {f.message}"
         for f in run.active
     ]

@@ -350,6 +350,9 @@ class CallsMixin:
                     return self.call_function(args[0], args[1:], kwargs, node)
                 return args[0]
             return _Decorator(qual)
+        traced = self.tracer_call(qual, args, kwargs, node, frame)  # NKI 0.7/0.8 scalars, grids, if_else, ...
+        if traced is not None:
+            return traced
         if module == "nki.language":
             if short == "ds" and len(args) >= 2:
                 return DsV(args[0], args[1], label=self.text(node))

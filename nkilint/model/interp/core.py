@@ -55,6 +55,7 @@ from .state import (
     _Zip,
 )
 from .tensors import TensorsMixin
+from .tracer import TracerApisMixin
 from ..project import ModuleInfo
 from ..values import (
     ClassV,
@@ -83,7 +84,7 @@ from ...targets import Target
 from ...versions import NkiVersion
 
 
-class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin):
+class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin, TracerApisMixin):
     """Evaluates one kernel (or a module's top level) abstractly."""
 
     def __init__(

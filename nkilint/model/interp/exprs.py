@@ -52,6 +52,7 @@ from ..values import (
     ModuleV,
     ObjectV,
     RangeV,
+    ScalarV,
     SliceV,
     Sym,
     TensorV,
@@ -66,6 +67,16 @@ from ..values import (
     make_int,
     truth,
 )
+
+
+from .tracer import GridV
+
+
+def _scalar_result(left: Value, right: Value, comparison: bool = False) -> ScalarV:
+    """Arithmetic or a comparison with an NkiScalar: a new device scalar of
+    the operand's width."""
+    dtype = next((v.dtype for v in (left, right) if isinstance(v, ScalarV) and v.dtype), None)
+    return ScalarV(label=None, dtype=dtype, comparison=comparison)
 
 
 class ExpressionsMixin:
@@ -170,6 +181,8 @@ class ExpressionsMixin:
         return memo[key]
 
     def attribute(self, base: Value, attr: str, node: ast.AST, frame: Frame) -> Value:
+        if isinstance(base, GridV):
+            return self.grid_attribute(base, attr, node, frame)
         if isinstance(base, ParamTensor):
             if base.tensor is not None or attr in ("shape", "dtype", "buffer", "reshape", "ap", "view", "ndim", "T", "__getitem__"):
                 base = self.materialize(base, node)
@@ -257,6 +270,8 @@ class ExpressionsMixin:
     def subscript(self, base: Value, index: Value, node: ast.AST, frame: Frame) -> Value:
         if isinstance(base, TensorV):
             return self.view(base, index, node, frame)
+        if isinstance(base, GridV):
+            return self.grid_subscript(base, index, node, frame)
         if isinstance(base, TupleV) and base.inexact and base.items:
             out = base.items[0]
             for x in base.items[1:]:
@@ -471,6 +486,8 @@ class ExpressionsMixin:
                 r = None if r is None else (r if isinstance(op, ast.In) else not r)
             else:
                 r = compare(type(op), left, right)
+            if isinstance(left, ScalarV) or isinstance(right, ScalarV):
+                return _scalar_result(left, right, comparison=True)  # traced on the device
             if r is False:
                 return Const(False)
             if r is None:
@@ -505,6 +522,8 @@ class ExpressionsMixin:
             n = const_int(right)
             if n is not None and 0 <= n * len(left.items) <= 4096:
                 return TupleV(left.items * n, is_list=left.is_list)
+        if isinstance(left, ScalarV) or isinstance(right, ScalarV):
+            return _scalar_result(left, right)  # NkiScalar arithmetic is traced, not evaluated
         if isinstance(op, ast.Div):
             lb, rb = int_bounds(left), int_bounds(right)
             if lb is not None and rb is not None and rb[0] > 0 and lb[0] >= 0:
