@@ -114,6 +114,25 @@ class FileModel:
                 return True
         return False
 
+    def line_ref(self, site: Site | None) -> str:
+        """How a message names the line of a site: ``line 12`` in this file,
+        ``line 12 of pkg/helpers.py`` (relative to the project root) in
+        another one, so that a line number never points into the wrong file."""
+        if site is None:
+            return "an unknown line"
+        if self.in_this_file(site):
+            return f"line {site.line}"
+        return f"line {site.line} of {self.display_path(site.file)}"
+
+    def display_path(self, file: str) -> str:
+        """A file's path as messages show it: relative to the project root
+        when it is under it, else its last two components."""
+        path = Path(file)
+        try:
+            return path.resolve().relative_to(self.module.project.root).as_posix()
+        except (ValueError, OSError):
+            return "/".join(path.as_posix().split("/")[-2:])
+
     def report_node(self, site: Site | None) -> ast.AST | None:
         """The node to report for a site: itself when it is in this file,
         else the outermost call in this file that led to it."""
