@@ -31,7 +31,7 @@ class Reporter:
                 # The callee's file is checked too: the fault is reported
                 # there, once, at the place that must change.
                 return False
-            message = f"{message} (in {_short(site.file)}:{site.line}, reached from here)"
+            message = f"{message} (in {model.display_path(site.file)}:{site.line}, reached from here)"
         return self.at(node, message, **kwargs)
 
     def at(self, where: ast.AST | Span, message: str, **kwargs) -> bool:
@@ -47,11 +47,6 @@ class Reporter:
         self.seen.add(key)
         self.ctx.report(span, message, **kwargs)
         return True
-
-
-def _short(path: str) -> str:
-    parts = path.replace("\\", "/").split("/")
-    return "/".join(parts[-2:])
 
 
 def error_or_warning(always: bool) -> Level:
