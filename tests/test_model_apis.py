@@ -318,4 +318,4 @@ def test_line_ref_names_the_file_of_a_site_in_another_module(tmp_path):
     there = Site(str(tmp_path / "pkg" / "helpers.py"), here.node)
     assert model.line_ref(here) == "line 4"
     assert model.line_ref(there) == "line 4 of pkg/helpers.py"
-    assert model.display_path("/elsewhere/deep/lib/ops.py") == "lib/ops.py"
+    assert model.display_path("/elsewhere/deep/lib/ops.py") == "/elsewhere/deep/lib/ops.py"

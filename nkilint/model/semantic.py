@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..findings import Span
+from ..paths import display_path
 from ..source import SourceFile
 from ..targets import Target
 from ..versions import V0_1, NkiVersion
@@ -125,13 +126,9 @@ class FileModel:
         return f"line {site.line} of {self.display_path(site.file)}"
 
     def display_path(self, file: str) -> str:
-        """A file's path as messages show it: relative to the project root
-        when it is under it, else its last two components."""
-        path = Path(file)
-        try:
-            return path.resolve().relative_to(self.module.project.root).as_posix()
-        except (ValueError, OSError):
-            return "/".join(path.as_posix().split("/")[-2:])
+        """A file's path as reports show it: relative to the project root
+        (absolute outside it: a message must not invent a location)."""
+        return display_path(file, self.module.project.root)
 
     def report_node(self, site: Site | None) -> ast.AST | None:
         """The node to report for a site: itself when it is in this file,
