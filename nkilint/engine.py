@@ -23,7 +23,8 @@ from .fingerprint import line_hashes
 from .paths import display_path, on_disk
 from .rule import Rule, RuleSet
 from .selection import Selector, matches_any
-from .source import SourceError, SourceFile, decode_source
+from .safefs import FileTooLargeError, NotRegularFileError, read_bytes_capped
+from .source import MAX_FILE_BYTES, SourceError, SourceFile, decode_source
 from .suppression import apply_noqa, parse_noqa
 
 # Ids of the tool rules the engine itself emits (declared in the rule pack).
@@ -87,15 +88,15 @@ def _relative_to_root(display: str, root: Path) -> str:
 
 
 def read_file(path: Path) -> bytes:
-    """Read a file's bytes; SourceError for anything that is not a file."""
+    """Read a file's bytes; SourceError for anything that is not a regular
+    file (a FIFO, a device, a symlink to one: never opened for a blocking
+    read) or is larger than MAX_FILE_BYTES (never read past the cap)."""
     try:
-        if path.is_dir():
-            raise SourceError("unreadable", "is a directory, not a file")
-        if path.stat().st_size > 8 * 1024 * 1024:
-            raise SourceError("too-large", "file is larger than 8 MiB; not analysed")
-        return path.read_bytes()
-    except SourceError:
-        raise
+        return read_bytes_capped(path, MAX_FILE_BYTES)
+    except NotRegularFileError as exc:
+        raise SourceError("unreadable", f"the path {exc.strerror}; not read") from None
+    except FileTooLargeError:
+        raise SourceError("too-large", f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; not analysed") from None
     except PermissionError:
         raise SourceError("unreadable", "cannot read file: permission denied") from None
     except OSError as exc:
