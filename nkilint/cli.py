@@ -12,6 +12,7 @@ import sys
 import click
 
 from . import __version__
+from .commands.cached import clean_command
 from .commands.check import check
 from .commands.model import graph_command, stats_command
 from .commands.releases import releases_command
@@ -27,7 +28,7 @@ def cli() -> None:
     """
 
 
-for _command in (check, rules_command, rule_command, releases_command, graph_command, stats_command):
+for _command in (check, rules_command, rule_command, releases_command, graph_command, stats_command, clean_command):
     cli.add_command(_command)
 
 
