@@ -32,7 +32,7 @@ from .discovery import InputFile
 from .engine import Checker, FileDeps, FileResult, Notification, check_files
 from .findings import Edit, Finding, Fix, Level, Related, Span
 
-FORMAT = 1
+FORMAT = 2
 CACHE_DIR_NAME = ".nkilint_cache"
 ENV_CACHE_DIR = "NKILINT_CACHE_DIR"
 _IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
@@ -110,7 +110,7 @@ def encode_result(result: FileResult) -> dict:
         return {
             "rule": f.rule_id, "level": int(f.level), "message": f.message, "path": f.path, "span": _span(f.span),
             "hint": f.hint, "kernel": f.kernel, "suppressed": f.suppressed, "data": [list(kv) for kv in f.data],
-            "related": [[_span(r.span), r.message] for r in f.related],
+            "related": [[_span(r.span), r.message, r.path] for r in f.related],
             "fix": None if f.fix is None else {
                 "description": f.fix.description, "safe": f.fix.safe,
                 "edits": [[_span(e.span), e.replacement] for e in f.fix.edits],
@@ -141,7 +141,8 @@ def decode_result(data: dict) -> FileResult:
         findings.append(Finding(
             rule_id=str(f["rule"]), level=Level(int(f["level"])), message=str(f["message"]), path=str(f["path"]),
             span=_unspan(f["span"]), hint=f["hint"], fix=fix,
-            related=tuple(Related(_unspan(s), str(m)) for s, m in f["related"]), kernel=f["kernel"],
+            related=tuple(Related(_unspan(s), str(m), None if p is None else str(p)) for s, m, p in f["related"]),
+            kernel=f["kernel"],
             suppressed=bool(f["suppressed"]), data=tuple((str(k), _tuples(v)) for k, v in f["data"]),
         ))
     notes = [Notification(Level(int(n["level"])), str(n["message"]), n["path"], n["rule"], _unspan(n["span"]), n["detail"])
@@ -317,6 +318,7 @@ def check_files_cached(
             if hit.text is None:
                 missing.append(i)
                 continue
+        hit.disk_path = str(item.path)
         known[i] = hit
         if on_result:
             on_result(hit)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from ..safefs import read_bytes_capped
 from ..source import SourceError, SourceFile, decode_source
 from .bindings import Bindings, collect_bindings
 
@@ -138,9 +139,7 @@ class Project:
         source = self._sources.get(key)
         if source is None:
             try:
-                if not key.is_file() or key.stat().st_size > MAX_MODULE_BYTES:
-                    return None
-                text = decode_source(key.read_bytes())
+                text = decode_source(read_bytes_capped(key, MAX_MODULE_BYTES))
             except (OSError, SourceError):
                 return None
             source = SourceFile(str(key), text, str(key))

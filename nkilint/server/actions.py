@@ -40,7 +40,8 @@ def register(server: "NkilintServer") -> None:
             for finding in _active(checked):
                 if not _touches(finding.span, where):
                     continue
-                diagnostic = to_diagnostic(finding, uri, lines, codec, session.ruleset)
+                diagnostic = to_diagnostic(finding, uri, lines, codec, session.ruleset,
+                                           checked.checker.settings.root if checked.checker else None)
                 fixed = _fixed_text(checked.text, [finding], unsafe=True)
                 if fixed is not None:
                     safe = finding.fix is not None and finding.fix.safe

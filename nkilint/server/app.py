@@ -74,13 +74,12 @@ class NkilintServer(LanguageServer):
         return checked
 
     def diagnostics(self, uri: str, checked: Checked) -> list[types.Diagnostic]:
-        document = self.workspace.get_text_document(uri)
         lines = checked.text.splitlines(keepends=True) or [""]
         codec = self.workspace.position_codec
         session = self.ensure_session()
+        root = checked.checker.settings.root if checked.checker is not None else None
         active = [f for f in checked.result.findings if not f.suppressed]
-        del document
-        return [to_diagnostic(f, uri, lines, codec, session.ruleset) for f in active]
+        return [to_diagnostic(f, uri, lines, codec, session.ruleset, root) for f in active]
 
     async def lint_and_publish(self, uri: str) -> None:
         try:

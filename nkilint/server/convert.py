@@ -8,9 +8,11 @@ encoding, given the document's lines.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Sequence
 
 from lsprotocol import types
+from pygls.uris import from_fs_path
 
 from ..findings import Finding, Level, Span
 from ..rule import RuleSet
@@ -51,7 +53,9 @@ def is_deprecation(finding: Finding, ruleset: RuleSet) -> bool:
     return "deprecat" in finding.message.lower() or "deprecated" in rule.name or rule.name == "renamed-api"
 
 
-def to_diagnostic(finding: Finding, uri: str, lines: Sequence[str], codec, ruleset: RuleSet) -> types.Diagnostic:
+def to_diagnostic(finding: Finding, uri: str, lines: Sequence[str], codec, ruleset: RuleSet,
+                  root: Path | None = None) -> types.Diagnostic:
+    """``root``: the project root that a related location's path is relative to."""
     rule = ruleset.rules.get(finding.rule_id)
     message = finding.message + (f"\nhint: {finding.hint}" if finding.hint else "")
     tags = []
@@ -59,10 +63,15 @@ def to_diagnostic(finding: Finding, uri: str, lines: Sequence[str], codec, rules
         tags.append(types.DiagnosticTag.Unnecessary)
     if is_deprecation(finding, ruleset):
         tags.append(types.DiagnosticTag.Deprecated)
-    related = [
-        types.DiagnosticRelatedInformation(types.Location(uri, span_to_range(r.span, lines, codec)), r.message)
-        for r in finding.related
-    ]
+    related = []
+    for r in finding.related:
+        if r.path is None or root is None:
+            location = types.Location(uri, span_to_range(r.span, lines, codec))
+        else:  # another module (a helper the kernel calls): its text is not at hand
+            start = types.Position(max(r.span.start_line - 1, 0), max(r.span.start_col - 1, 0))
+            end = types.Position(max(r.span.end_line - 1, 0), max(r.span.end_col - 1, 0))
+            location = types.Location(from_fs_path(str(root / r.path)), types.Range(start, end))
+        related.append(types.DiagnosticRelatedInformation(location, r.message))
     return types.Diagnostic(
         range=span_to_range(finding.span, lines, codec),
         message=message,
