@@ -15,6 +15,7 @@ from . import __version__
 from .commands.check import check
 from .commands.model import graph_command, stats_command
 from .commands.releases import releases_command
+from .commands.review import review_command
 from .commands.rules import rule_command, rules_command
 
 
@@ -27,7 +28,7 @@ def cli() -> None:
     """
 
 
-for _command in (check, rules_command, rule_command, releases_command, graph_command, stats_command):
+for _command in (check, rules_command, rule_command, releases_command, graph_command, stats_command, review_command):
     cli.add_command(_command)
 
 
