@@ -13,6 +13,8 @@ from ..targets import target_names
 from ..versions import VERSION_NAMES
 from .common import EXAMPLE_PATH, UsageFailure, _ruleset_and_enabled, build_settings
 
+EXAMPLE_ORIGINAL = EXAMPLE_PATH.with_name("softmax_original.py")  # the Triton kernel the example was ported from
+
 FORMATS = ("html", "markdown", "json")
 
 
@@ -36,7 +38,8 @@ def _format_of(output: str | None, given: str | None) -> str:
 @click.option("--sdk", help="Neuron SDK release (2.20 ... 2.34; default: the project's pin, else the newest).")
 @click.option("--nki-version", type=click.Choice(VERSION_NAMES))
 @click.option("--config", type=click.Path(exists=True, dir_okay=False))
-@click.option("--example", is_flag=True, help="Review the bundled example (a Triton softmax port).")
+@click.option("--example", is_flag=True,
+              help="Review the bundled example (a Triton softmax port; its Triton original is the default --original).")
 def review_command(paths, original, kernel_name, output_format, output, target, sdk, nki_version, config, example) -> None:
     """A reviewer's report on NKI kernels: card, memory picture, loop nest,
     cost estimate and findings by rubric (fidelity, performance, numerics,
@@ -45,6 +48,7 @@ def review_command(paths, original, kernel_name, output_format, output, target, 
         if paths:
             raise UsageFailure("--example reviews the bundled example; give no PATHS with it")
         paths = (str(EXAMPLE_PATH),)
+        original = original or str(EXAMPLE_ORIGINAL)
     if not paths:
         raise UsageFailure("give the files or directories to review (or --example)")
     if "-" in paths:
@@ -57,12 +61,15 @@ def review_command(paths, original, kernel_name, output_format, output, target, 
     ruleset, enabled = _ruleset_and_enabled(settings)
     from ..review.report import build_review
 
-    review = build_review(tuple(paths), settings, ruleset, enabled, kernel_name)
+    root = EXAMPLE_PATH.parent.parent.parent if example else None  # show the example as nkilint/examples/...
+    review = build_review(tuple(paths), settings, ruleset, enabled, kernel_name, display_root=root)
     if original:
         from ..review.original import read_original
 
         try:
-            review.original = read_original(Path(original), review)
+            shown = Path(original).resolve().relative_to(root.resolve()).as_posix() if (
+                root and Path(original).resolve().is_relative_to(root.resolve())) else None
+            review.original = read_original(Path(original), review, shown)
         except ValueError as exc:
             raise UsageFailure(str(exc)) from None
     fmt = _format_of(output, output_format)

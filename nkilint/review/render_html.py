@@ -43,7 +43,8 @@ def _e(s: object) -> str:
 def _table(header: tuple, rows: list[tuple], klass: str = "") -> str:
     head = "".join(f"<th>{_e(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>" for row in rows)
-    return f'<table class="{klass}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    thead = f"<thead><tr>{head}</tr></thead>" if any(header) else ""
+    return f'<table class="{klass}">{thead}<tbody>{body}</tbody></table>'
 
 
 def _pre(lines: str, klass: str = "") -> str:
@@ -147,6 +148,10 @@ def render_html(review: Review, use_dot: bool = True) -> str:
                     [tuple(str(c).strip("`") for c in row) for row in summary_rows(review)], "summary")]
     for message in review.errors:
         parts.append(f'<p class="bad">error: {_e(message)}</p>')
+    if review.original is not None:
+        from .render_original import original_html
+
+        parts.append(original_html(review.original))
     index = 0
     for f in review.files:
         if f.error:
@@ -158,10 +163,6 @@ def render_html(review: Review, use_dot: bool = True) -> str:
             parts.append(f'<section class="outside"><h2>{_e(f.path)}: outside any kernel</h2>')
             parts.append(_findings({r: [x for x in f.outside if x.rubric == r] for r in RUBRICS}))
             parts.append("</section>")
-    if review.original is not None:
-        from .render_original import original_html
-
-        parts.append(original_html(review.original))
     parts.append(f'<p class="muted">SBUF capacity is the target\'s usable bytes per partition '
                  f'({fmt_bytes(review.kernels()[0].memory.sbuf_capacity) if review.kernels() and review.kernels()[0].memory else "?"}); '
                  "peak rates and their sources: nkilint/data/hardware_perf.json.</p>")

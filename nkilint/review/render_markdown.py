@@ -122,6 +122,10 @@ def render_markdown(review: Review, images: dict | None = None) -> str:
     out.append("")
     for message in review.errors:
         out.extend([f"> error: {message}", ""])
+    if review.original is not None:
+        from .render_original import original_markdown
+
+        out.extend(original_markdown(review.original))
     index = 0
     for f in review.files:
         if f.error:
@@ -132,10 +136,6 @@ def render_markdown(review: Review, images: dict | None = None) -> str:
         if f.outside:
             out.extend([f"## {f.path}: outside any kernel", ""])
             out.extend(_findings({r: [x for x in f.outside if x.rubric == r] for r in RUBRICS}))
-    if review.original is not None:
-        from .render_original import original_markdown
-
-        out.extend(original_markdown(review.original))
     return "\n".join(out).rstrip("\n") + "\n"
 
 

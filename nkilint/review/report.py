@@ -154,11 +154,22 @@ def review_file(checker: Checker, path: Path, display: str, settings, kernel_nam
     return FileReview(display, model.dialect.value, reviews, outside, None, text)
 
 
-def build_review(paths: tuple[str, ...], settings, ruleset, enabled, kernel_name: str | None = None) -> Review:
+def _display(item, root: Path | None) -> str:
+    if root is None:
+        return item.display
+    try:
+        return item.path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return item.display
+
+
+def build_review(paths: tuple[str, ...], settings, ruleset, enabled, kernel_name: str | None = None,
+                 display_root: Path | None = None) -> Review:
+    """``display_root``: show paths relative to it (the bundled example)."""
     files, errors = discover(list(paths), settings.root, settings.all_excludes)
     options = RunOptions(project_roots=project_scan_roots(paths, settings))
     checker = Checker(settings, ruleset, enabled, options)
-    reviews = [review_file(checker, item.path, item.display, settings, kernel_name) for item in files]
+    reviews = [review_file(checker, item.path, _display(item, display_root), settings, kernel_name) for item in files]
     if kernel_name is not None and not any(f.kernels for f in reviews):
         errors.append(f"no kernel named {kernel_name!r} in {', '.join(paths)}")
     return Review(settings.target.name, settings.release.minor, str(settings.nki_version),
