@@ -1,20 +1,21 @@
 """What a CUDA / Triton / GPU-runtime name means, and what replaces it in NKI.
 
-Used by the cuda family (NKI4xx). A name is either a resolved dotted path
+The cuda family's knowledge of GPU names. A name is either a resolved dotted path
 (``triton.language.load``, ``numba.cuda.threadIdx.x``, ``cupyx.jit.threadIdx``)
 or a bare identifier pasted from CUDA C without an import (``threadIdx``,
 ``__syncthreads``, ``atomicAdd``). Each maps to a category (one rule per
-category) and the NKI construct that replaces it.
-
-Sources: ../shared/CUDA-IDIOMS.md sections 1.A-1.H and appendix A (concept
-map), ../shared/NKI-REFERENCE.md section 3.M.
+category) and the NKI construct that replaces it. The replacements follow
+the NKI programming model (tiles of at most 128 partitions, no threads,
+warps or atomics; https://awsdocs-neuron.readthedocs-hosted.com/en/latest/
+nki/get-started/about/tiling-overview.html) and the public Triton, numba
+and cupy APIs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-# Categories (each is reported by one rule of rules/cuda.py).
+# Categories (each is reported by one rule of this package).
 THREAD = "thread-index"
 BLOCK = "block-index"
 SHARED = "shared-memory"
@@ -101,55 +102,46 @@ class GpuName:
     replacement: str
 
 
+def _table(*groups: tuple[tuple[str, ...], str, str]) -> dict[str, tuple[str, str]]:
+    """name -> (category, replacement) from (names, category, replacement) groups."""
+    return {name: (category, replacement) for names, category, replacement in groups for name in names}
+
+
 # numba.cuda / cupyx.jit members (first attribute after the module root).
-_CUDA_MEMBERS: dict[str, tuple[str, str]] = {}
-for _m in ("threadIdx", "laneid"):
-    _CUDA_MEMBERS[_m] = (THREAD, REPLACE_THREAD)
-for _m in ("blockIdx", "blockDim", "gridDim", "grid", "gridsize"):
-    _CUDA_MEMBERS[_m] = (BLOCK, REPLACE_BLOCK)
-for _m in ("shared", "local", "const", "shared_memory"):
-    _CUDA_MEMBERS[_m] = (SHARED, REPLACE_SHARED)
-for _m in ("syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp", "threadfence",
-           "threadfence_block", "threadfence_system", "cg", "grid_group", "this_grid", "nanosleep"):
-    _CUDA_MEMBERS[_m] = (BARRIER, REPLACE_BARRIER)
-for _m in ("atomic", "atomic_add", "atomic_sub", "atomic_max", "atomic_min", "atomic_cas", "atomic_exch",
-           "atomic_and", "atomic_or", "atomic_xor", "atomic_inc", "atomic_dec"):
-    _CUDA_MEMBERS[_m] = (ATOMIC, REPLACE_ATOMIC)
-for _m in ("shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "ballot_sync", "any_sync",
-           "all_sync", "eq_sync", "match_any_sync", "match_all_sync", "activemask", "lanemask_lt", "warpsize",
-           "shfl", "shfl_down", "shfl_up", "shfl_xor", "ballot"):
-    _CUDA_MEMBERS[_m] = (WARP, REPLACE_WARP)
-for _m in ("libdevice", "fp16", "cbrt", "brev", "popc", "clz", "ffs", "fma", "selp", "hadd", "hmul", "hfma"):
-    _CUDA_MEMBERS[_m] = (MATH, REPLACE_MATH)
-for _m in ("jit", "rawkernel", "declare_device"):
-    _CUDA_MEMBERS[_m] = (JIT, REPLACE_JIT)
-for _m in ("to_device", "device_array", "device_array_like", "pinned_array", "mapped_array", "managed_array",
-           "synchronize", "stream", "default_stream", "current_context", "select_device", "get_current_device",
-           "is_available", "close", "event", "pinned", "mapped", "as_cuda_array", "is_cuda_array"):
-    _CUDA_MEMBERS[_m] = (RUNTIME, REPLACE_RUNTIME)
+_CUDA_MEMBERS = _table(
+    (("threadIdx", "laneid"), THREAD, REPLACE_THREAD),
+    (("blockIdx", "blockDim", "gridDim", "grid", "gridsize"), BLOCK, REPLACE_BLOCK),
+    (("shared", "local", "const", "shared_memory"), SHARED, REPLACE_SHARED),
+    (("syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp", "threadfence",
+      "threadfence_block", "threadfence_system", "cg", "grid_group", "this_grid", "nanosleep"), BARRIER, REPLACE_BARRIER),
+    (("atomic", "atomic_add", "atomic_sub", "atomic_max", "atomic_min", "atomic_cas", "atomic_exch", "atomic_and",
+      "atomic_or", "atomic_xor", "atomic_inc", "atomic_dec"), ATOMIC, REPLACE_ATOMIC),
+    (("shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "ballot_sync", "any_sync", "all_sync",
+      "eq_sync", "match_any_sync", "match_all_sync", "activemask", "lanemask_lt", "warpsize", "shfl", "shfl_down",
+      "shfl_up", "shfl_xor", "ballot"), WARP, REPLACE_WARP),
+    (("libdevice", "fp16", "cbrt", "brev", "popc", "clz", "ffs", "fma", "selp", "hadd", "hmul", "hfma"), MATH, REPLACE_MATH),
+    (("jit", "rawkernel", "declare_device"), JIT, REPLACE_JIT),
+    (("to_device", "device_array", "device_array_like", "pinned_array", "mapped_array", "managed_array",
+      "synchronize", "stream", "default_stream", "current_context", "select_device", "get_current_device",
+      "is_available", "close", "event", "pinned", "mapped", "as_cuda_array", "is_cuda_array"), RUNTIME, REPLACE_RUNTIME),
+)
 
 # Pasted CUDA C identifiers (only when the name is not bound in the module).
-_BARE: dict[str, tuple[str, str]] = {}
-for _m in ("threadIdx",):
-    _BARE[_m] = (THREAD, REPLACE_THREAD)
-for _m in ("blockIdx", "blockDim", "gridDim"):
-    _BARE[_m] = (BLOCK, REPLACE_BLOCK)
-for _m in ("__shared__",):
-    _BARE[_m] = (SHARED, REPLACE_SHARED)
-for _m in ("__syncthreads", "__syncwarp", "__threadfence", "__threadfence_block", "__threadfence_system",
-           "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"):
-    _BARE[_m] = (BARRIER, REPLACE_BARRIER)
-for _m in ("atomicAdd", "atomicSub", "atomicMax", "atomicMin", "atomicExch", "atomicCAS", "atomicAnd",
-           "atomicOr", "atomicXor", "atomicInc", "atomicDec"):
-    _BARE[_m] = (ATOMIC, REPLACE_ATOMIC)
-for _m in ("__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync",
-           "__any_sync", "__all_sync", "__activemask", "__match_any_sync", "__match_all_sync", "warpSize",
-           "__shfl", "__shfl_down", "__shfl_xor", "__lanemask_lt"):
-    _BARE[_m] = (WARP, REPLACE_WARP)
-for _m in ("__expf", "__logf", "__log2f", "__sinf", "__cosf", "__powf", "__fdividef", "__frcp_rn", "__fsqrt_rn",
-           "__fmaf_rn", "__saturatef", "__exp10f", "rsqrtf", "exp2f", "expf", "logf", "sqrtf", "fmaf", "__float2half",
-           "__half2float", "__hadd", "__hmul", "__hfma", "__float2bfloat16", "__bfloat162float"):
-    _BARE[_m] = (MATH, REPLACE_MATH)
+_BARE = _table(
+    (("threadIdx",), THREAD, REPLACE_THREAD),
+    (("blockIdx", "blockDim", "gridDim"), BLOCK, REPLACE_BLOCK),
+    (("__shared__",), SHARED, REPLACE_SHARED),
+    (("__syncthreads", "__syncwarp", "__threadfence", "__threadfence_block", "__threadfence_system",
+      "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"), BARRIER, REPLACE_BARRIER),
+    (("atomicAdd", "atomicSub", "atomicMax", "atomicMin", "atomicExch", "atomicCAS", "atomicAnd", "atomicOr",
+      "atomicXor", "atomicInc", "atomicDec"), ATOMIC, REPLACE_ATOMIC),
+    (("__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync", "__any_sync",
+      "__all_sync", "__activemask", "__match_any_sync", "__match_all_sync", "warpSize", "__shfl", "__shfl_down",
+      "__shfl_xor", "__lanemask_lt"), WARP, REPLACE_WARP),
+    (("__expf", "__logf", "__log2f", "__sinf", "__cosf", "__powf", "__fdividef", "__frcp_rn", "__fsqrt_rn",
+      "__fmaf_rn", "__saturatef", "__exp10f", "rsqrtf", "exp2f", "expf", "logf", "sqrtf", "fmaf", "__float2half",
+      "__half2float", "__hadd", "__hmul", "__hfma", "__float2bfloat16", "__bfloat162float"), MATH, REPLACE_MATH),
+)
 
 # triton.language members with a specific category and replacement.
 _TRITON: dict[str, tuple[str, str]] = {
