@@ -19,8 +19,9 @@ import builtins
 from nkilint.model.graph import KernelGraph
 from nkilint.model.values import linear
 
-from . import _pipeline_dma as dma
-from ._pipeline_loops import GraphFacts, LoopFacts
+from nkilint.model.loops import Loop, LoopNest
+
+from . import _dma as dma
 
 PURE_BUILTINS = {name for name in dir(builtins) if not name.startswith("_")} - {
     "exec", "eval", "open", "input", "setattr", "delattr", "__import__", "breakpoint",
@@ -28,7 +29,7 @@ PURE_BUILTINS = {name for name in dir(builtins) if not name.startswith("_")} - {
 MATMUL_APIS = ("nki.isa.nc_matmul", "nki.language.matmul", "nki.isa.nc_matmul_mx")
 
 
-def _block(graph: KernelGraph, node_id: str, loop: LoopFacts) -> tuple | None:
+def _block(graph: KernelGraph, node_id: str, loop: Loop) -> tuple | None:
     """(dim, coefficient, start form) of an index item that gives each
     iteration its own block of the tensor, or None."""
     data = graph.attrs(node_id)
@@ -100,7 +101,7 @@ def _matmul_accumulation(graph: KernelGraph, op_id: str, tensor_id: str) -> bool
     return False
 
 
-def independent_iterations(model, graph: KernelGraph, lf: GraphFacts, loop: LoopFacts,
+def independent_iterations(model, graph: KernelGraph, lf: LoopNest, loop: Loop,
                            syntax: bool = True) -> str | None:
     """None if the loop's iterations are provably independent, else why not.
     ``syntax=False`` checks the data flow of the graph only (no look at calls
@@ -148,7 +149,7 @@ def independent_iterations(model, graph: KernelGraph, lf: GraphFacts, loop: Loop
     return None
 
 
-def _syntax_problem(model, graph: KernelGraph, lf: GraphFacts, loop: LoopFacts, ops: list[str]) -> str | None:
+def _syntax_problem(model, graph: KernelGraph, lf: LoopNest, loop: Loop, ops: list[str]) -> str | None:
     """Things in the loop body the graph does not show."""
     node = loop.site.node if loop.site is not None else None
     if not isinstance(node, ast.For) or node.orelse:
