@@ -17,9 +17,9 @@ import ast
 import builtins
 
 from nkilint.model.graph import KernelGraph
-from nkilint.model.values import linear
-
 from nkilint.model.loops import Loop, LoopNest
+from nkilint.model.scopes import Scopes
+from nkilint.model.values import linear
 
 from . import _dma as dma
 
@@ -168,25 +168,11 @@ def _syntax_problem(model, graph: KernelGraph, lf: LoopNest, loop: Loop, ops: li
         if loop.loop_id in data.get("loops", ()) and data.get("site") is not None:
             known.add(id(data["site"].node))
     body = ast.Module(body=node.body, type_ignores=[])
-    stored: dict[str, tuple[int, int]] = {}
-    loaded: dict[str, tuple[int, int]] = {}
     for sub in ast.walk(body):
         if isinstance(sub, (ast.Break, ast.Return, ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal, ast.Raise)):
             return "the body leaves the loop early or touches outer scopes"
         if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             return "the body defines functions"
-        if isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
-            where = (sub.lineno, sub.col_offset, 0)  # x += y reads x first
-            if sub.target.id not in loaded or where < loaded[sub.target.id]:
-                loaded[sub.target.id] = where
-        if isinstance(sub, ast.stmt):
-            # A statement reads its expressions before it stores its targets.
-            for name in _own_names(sub):
-                store = isinstance(name.ctx, ast.Store)
-                where = (sub.lineno, sub.col_offset, 1 if store else 0)
-                table = stored if store else loaded
-                if name.id not in table or where < table[name.id]:
-                    table[name.id] = where
         if isinstance(sub, ast.Call) and id(sub) not in known:
             if isinstance(sub.func, ast.Name) and sub.func.id in PURE_BUILTINS:
                 continue
@@ -196,27 +182,8 @@ def _syntax_problem(model, graph: KernelGraph, lf: LoopNest, loop: Loop, ops: li
             if isinstance(sub.func, ast.Attribute) and sub.func.attr in ("append", "reshape", "ap", "view"):
                 continue
             return f"a call the model could not follow ({ast.unparse(sub.func)[:40]})"
-    for name, first_store in stored.items():
-        first_load = loaded.get(name)
-        if first_load is not None and first_load < first_store:
-            return f"{name} is carried from one iteration to the next"
+    carried = model.analysis(Scopes).file.loop_carried(node)
+    if carried:
+        return f"{min(carried)} is carried from one iteration to the next"
     return None
 
-
-def _own_names(stmt: ast.stmt):
-    """Names in a statement's own expressions (not in nested statements)."""
-    stack = []
-    for field, value in ast.iter_fields(stmt):
-        items = value if isinstance(value, list) else [value]
-        for item in items:
-            if isinstance(item, ast.AST) and not isinstance(item, ast.stmt):
-                stack.append(item)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)):
-            continue  # their own scope
-        if isinstance(node, ast.Name):
-            yield node
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, ast.stmt):
-                stack.append(child)
