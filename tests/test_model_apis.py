@@ -209,6 +209,24 @@ def test_scopes_loop_assigned_and_conditions_between(tmp_path):
     assert tests == ["n > 2"]
 
 
+
+def test_scopes_loop_carried_names_are_read_before_they_are_bound(tmp_path):
+    model = model_for(tmp_path, """
+        def f(xs):
+            off = 0
+            total = 0
+            for x in xs:
+                y = x + off      # off: read before this iteration binds it
+                off = off + 512
+                fresh = y * 2    # bound before any read in the body
+                z = fresh + 1
+                total += z       # x += y reads x first
+                sq = [v for v in range(fresh)]  # a comprehension's own names do not count
+        """)
+    index = model.analysis(Scopes).file
+    loop = next(n for n in ast.walk(model.module.tree) if isinstance(n, ast.For))
+    assert index.loop_carried(loop) == {"off", "total"}
+
 # -- expression facts ----------------------------------------------------------------
 def test_exprs_holds_tensor_param_and_nothing(tmp_path):
     model = model_for(tmp_path, CURRENT)

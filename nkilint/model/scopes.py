@@ -535,6 +535,48 @@ class SyntaxIndex:
         return hit
 
 
+    def loop_carried(self, loop: ast.AST) -> frozenset:
+        """Names the body of a loop reads before it binds them, in source
+        order: values carried from one iteration into the next. A statement
+        reads its own expressions before it stores its targets, and
+        ``x += y`` reads ``x`` first; nested scopes are not looked into."""
+        stored: dict[str, tuple[int, int, int]] = {}
+        loaded: dict[str, tuple[int, int, int]] = {}
+        for sub in self.block_nodes(list(getattr(loop, "body", ()))):
+            if isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
+                where = (sub.lineno, sub.col_offset, 0)
+                if sub.target.id not in loaded or where < loaded[sub.target.id]:
+                    loaded[sub.target.id] = where
+            if isinstance(sub, ast.stmt):
+                for name in _own_names(sub):
+                    store = isinstance(name.ctx, ast.Store)
+                    where = (sub.lineno, sub.col_offset, 1 if store else 0)
+                    table = stored if store else loaded
+                    if name.id not in table or where < table[name.id]:
+                        table[name.id] = where
+        return frozenset(name for name, first_store in stored.items()
+                         if name in loaded and loaded[name] < first_store)
+
+
+def _own_names(stmt: ast.stmt) -> Iterator[ast.Name]:
+    """Names in a statement's own expressions (not in nested statements,
+    comprehensions or lambdas, which have their own scope)."""
+    stack = []
+    for _, value in ast.iter_fields(stmt):
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if isinstance(item, ast.AST) and not isinstance(item, ast.stmt):
+                stack.append(item)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Name):
+            yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, ast.stmt):
+                stack.append(child)
+
 def mentions_any(expr: ast.AST, nodes: set[int], names: set[str]) -> bool:
     """``expr`` contains one of the nodes (by id) or mentions one of the names."""
     for n in ast.walk(expr):

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from nkilint.model.graph import KernelGraph
 from nkilint.model.values import Const, TupleV, const_int
 
-from . import _pipeline_dma as dma
-from ._pipeline_loops import INV, GraphFacts, LoopFacts, node_number, runs_every_iteration
+from nkilint.model.loops import INV, Loop, LoopNest, Loops
+
+from . import _dma as dma
 
 DMA_APIS = tuple(dma.COPY_APIS) + ("nki.isa.dma_compute", "nki.isa.sendrecv")
 
@@ -33,7 +34,7 @@ class Refill:
     """One tensor used as a single buffer by a loop."""
 
     tensor_id: str
-    loop: LoopFacts
+    loop: Loop
     pattern: str  # load (DMA refills it) or store (DMA drains it)
     dma_op: str  # the transfer's op (for a legacy load: the nl.load call)
     transfer: dma.Transfer
@@ -47,6 +48,7 @@ class Accesses:
         self.graph = graph
         self.transfers = dma.transfers(graph)
         self.by_op: dict[str, dma.Transfer] = {}
+        self._touching: dict[str, list[tuple[str, str]]] = {}
         for t in self.transfers:
             self.by_op[t.op_id] = t
             if t.landing_op:
@@ -54,13 +56,13 @@ class Accesses:
 
     def touching(self, tensor_id: str) -> list[tuple[str, str]]:
         """(op id, 'r' or 'w') for every access of a tensor, in program order."""
-        cache = self.__dict__.setdefault("_touching", {})
-        if tensor_id in cache:
-            return cache[tensor_id]
+        cached = self._touching.get(tensor_id)
+        if cached is not None:
+            return cached
         g = self.graph
         out = [(op, "w") for op in g.ops_writing(tensor_id)] + [(op, "r") for op in g.ops_reading(tensor_id)]
-        out.sort(key=lambda x: (node_number(x[0]), x[1] == "w"))
-        cache[tensor_id] = out
+        out.sort(key=lambda x: (g.seq(x[0]), x[1] == "w"))
+        self._touching[tensor_id] = out
         return out
 
     def is_dma(self, op_id: str) -> bool:
@@ -90,8 +92,8 @@ def read_node(graph: KernelGraph, op_id: str, tensor_id: str) -> str | None:
     return None
 
 
-def single_buffer_use(model, graph: KernelGraph, lf: GraphFacts, acc: Accesses, tensor_id: str,
-                      loop: LoopFacts, allow_inside: bool = False) -> Refill | None:
+def single_buffer_use(model, graph: KernelGraph, lf: LoopNest, acc: Accesses, tensor_id: str,
+                      loop: Loop, allow_inside: bool = False) -> Refill | None:
     """The loop's iterations all use ``tensor_id`` as one buffer: its first
     access in an iteration is a whole-region write (same region every
     iteration) by a DMA that compute then reads, or by compute that a DMA
@@ -113,14 +115,14 @@ def single_buffer_use(model, graph: KernelGraph, lf: GraphFacts, acc: Accesses, 
     if first_rw != "w":
         return None
     written = written_node(graph, first_op, tensor_id)
-    if written is None or lf.access_dependence(written, loop) != INV:
+    if written is None or lf.access_variance(written, loop) != INV:
         return None
-    if not runs_every_iteration(model, graph.attrs(first_op).get("site"), loop):
+    if not model.analysis(Loops).runs_every_iteration(graph.attrs(first_op).get("site"), loop):
         return None
-    later = [(op, rw) for op, rw in inside if node_number(op) > node_number(first_op)]
+    later = [(op, rw) for op, rw in inside if graph.seq(op) > graph.seq(first_op)]
     if acc.dma_writes(first_op, tensor_id):
         t = acc.by_op[first_op]
-        if t.src is None or lf.access_dependence(t.src.node_id, loop) == INV:
+        if t.src is None or lf.access_variance(t.src.node_id, loop) == INV:
             return None  # a loop-invariant load: NKI303's case
         readers = [op for op, rw in later if rw == "r" and not acc.is_dma(op)]
         if not readers:
@@ -132,7 +134,7 @@ def single_buffer_use(model, graph: KernelGraph, lf: GraphFacts, acc: Accesses, 
     if not stores or any(acc.dma_writes(op, tensor_id) for op, rw in later if rw == "w"):
         return None
     t = acc.by_op[stores[0]]
-    if t.dst is None or t.direction != "store" or lf.access_dependence(t.dst.node_id, loop) == INV:
+    if t.dst is None or t.direction != "store" or lf.access_variance(t.dst.node_id, loop) == INV:
         return None
     return Refill(tensor_id, loop, "store", t.op_id, t, first_op)
 
@@ -157,13 +159,13 @@ def placement_copies(address) -> int | None:
     return total
 
 
-def fixed_address(address, lf: GraphFacts, loop: LoopFacts) -> bool:
+def fixed_address(address, lf: LoopNest, loop: Loop) -> bool:
     """An explicit ``address=(partition, byte)`` that is the same in every iteration."""
     if not isinstance(address, TupleV) or not address.items:
         return False
     if any(isinstance(x, Const) and x.value is None for x in address.items):
         return False
-    return lf.dependence(address, loop) == INV
+    return lf.variance(address, loop) == INV
 
 
 def engine_class(graph: KernelGraph, acc: Accesses, op_id: str) -> str:
@@ -176,8 +178,8 @@ def engine_class(graph: KernelGraph, acc: Accesses, op_id: str) -> str:
     return data.get("engine") or "any"
 
 
-def pipeline_stage(graph: KernelGraph, lf: GraphFacts, acc: Accesses, tensor_id: str,
-                   loop: LoopFacts) -> tuple[str, str] | None:
+def pipeline_stage(graph: KernelGraph, lf: LoopNest, acc: Accesses, tensor_id: str,
+                   loop: Loop) -> tuple[str, str] | None:
     """(writer, reader) API names when the tensor is written first in the
     iteration and then read by an op on another engine."""
     inside = [(op, rw) for op, rw in acc.touching(tensor_id) if lf.inside(op, loop.loop_id)]

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from nkilint.model.graph import KernelGraph
 from nkilint.model.values import Const, DsV, SliceV, TensorV, Value, const_int, int_bounds, linear, truth
 
-from . import _pipeline_dma as dma
-from ._pipeline_loops import LoopFacts
+from nkilint.model.loops import Loop
+
+from . import _dma as dma
 
 TENSOR_ENGINE_APIS = (
     "nki.isa.nc_matmul", "nki.isa.nc_matmul_mx", "nki.language.matmul", "nki.language.transpose",
@@ -21,6 +22,15 @@ DMA_LIKE = tuple(dma.COPY_APIS) + (
 # Ops that do not run an instruction over their operands' elements.
 NOT_INSTRUCTIONS = ("nki.language.ndarray", "nki.isa.register_alloc", "nki.isa.register_load",
                     "nki.isa.register_store", "nki.isa.register_move", "nki.language.device_print")
+
+# Instructions that process up to 128 partitions at once, one lane per
+# partition (nc_stream_shuffle, VectorE transposes and the like work on
+# 32-partition quadrants and are not listed).
+LANE_PARALLEL = {
+    "activation", "activation_reduce", "tensor_tensor", "tensor_scalar", "tensor_copy", "tensor_reduce", "memset",
+    "scalar_tensor_tensor", "reciprocal", "exponential", "tensor_scalar_reduce", "tensor_tensor_scan", "iota",
+    "select", "affine_select", "range_select", "bn_stats", "bn_aggr", "max8", "dropout",
+}
 
 
 def is_compute(graph: KernelGraph, op_id: str) -> bool:
@@ -80,7 +90,7 @@ class Step:
     integer: bool  # an integer index (the dim is dropped)
 
 
-def steps(graph: KernelGraph, node_id: str, loop: LoopFacts) -> list[Step] | None:
+def steps(graph: KernelGraph, node_id: str, loop: Loop) -> list[Step] | None:
     """Per index item of a one-level view of an on-chip or HBM tensor: how
     it moves with ``loop`` (None if the view is not a plain index or the
     loop's index is not known)."""

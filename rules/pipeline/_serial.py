@@ -17,10 +17,11 @@ import ast
 import builtins
 
 from nkilint.model.graph import KernelGraph
+from nkilint.model.loops import Loop, LoopNest
+from nkilint.model.scopes import Scopes
 from nkilint.model.values import linear
 
-from . import _pipeline_dma as dma
-from ._pipeline_loops import GraphFacts, LoopFacts
+from . import _dma as dma
 
 PURE_BUILTINS = {name for name in dir(builtins) if not name.startswith("_")} - {
     "exec", "eval", "open", "input", "setattr", "delattr", "__import__", "breakpoint",
@@ -28,7 +29,7 @@ PURE_BUILTINS = {name for name in dir(builtins) if not name.startswith("_")} - {
 MATMUL_APIS = ("nki.isa.nc_matmul", "nki.language.matmul", "nki.isa.nc_matmul_mx")
 
 
-def _block(graph: KernelGraph, node_id: str, loop: LoopFacts) -> tuple | None:
+def _block(graph: KernelGraph, node_id: str, loop: Loop) -> tuple | None:
     """(dim, coefficient, start form) of an index item that gives each
     iteration its own block of the tensor, or None."""
     data = graph.attrs(node_id)
@@ -100,7 +101,7 @@ def _matmul_accumulation(graph: KernelGraph, op_id: str, tensor_id: str) -> bool
     return False
 
 
-def independent_iterations(model, graph: KernelGraph, lf: GraphFacts, loop: LoopFacts,
+def independent_iterations(model, graph: KernelGraph, lf: LoopNest, loop: Loop,
                            syntax: bool = True) -> str | None:
     """None if the loop's iterations are provably independent, else why not.
     ``syntax=False`` checks the data flow of the graph only (no look at calls
@@ -148,7 +149,7 @@ def independent_iterations(model, graph: KernelGraph, lf: GraphFacts, loop: Loop
     return None
 
 
-def _syntax_problem(model, graph: KernelGraph, lf: GraphFacts, loop: LoopFacts, ops: list[str]) -> str | None:
+def _syntax_problem(model, graph: KernelGraph, lf: LoopNest, loop: Loop, ops: list[str]) -> str | None:
     """Things in the loop body the graph does not show."""
     node = loop.site.node if loop.site is not None else None
     if not isinstance(node, ast.For) or node.orelse:
@@ -167,25 +168,11 @@ def _syntax_problem(model, graph: KernelGraph, lf: GraphFacts, loop: LoopFacts, 
         if loop.loop_id in data.get("loops", ()) and data.get("site") is not None:
             known.add(id(data["site"].node))
     body = ast.Module(body=node.body, type_ignores=[])
-    stored: dict[str, tuple[int, int]] = {}
-    loaded: dict[str, tuple[int, int]] = {}
     for sub in ast.walk(body):
         if isinstance(sub, (ast.Break, ast.Return, ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal, ast.Raise)):
             return "the body leaves the loop early or touches outer scopes"
         if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             return "the body defines functions"
-        if isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
-            where = (sub.lineno, sub.col_offset, 0)  # x += y reads x first
-            if sub.target.id not in loaded or where < loaded[sub.target.id]:
-                loaded[sub.target.id] = where
-        if isinstance(sub, ast.stmt):
-            # A statement reads its expressions before it stores its targets.
-            for name in _own_names(sub):
-                store = isinstance(name.ctx, ast.Store)
-                where = (sub.lineno, sub.col_offset, 1 if store else 0)
-                table = stored if store else loaded
-                if name.id not in table or where < table[name.id]:
-                    table[name.id] = where
         if isinstance(sub, ast.Call) and id(sub) not in known:
             if isinstance(sub.func, ast.Name) and sub.func.id in PURE_BUILTINS:
                 continue
@@ -195,27 +182,8 @@ def _syntax_problem(model, graph: KernelGraph, lf: GraphFacts, loop: LoopFacts, 
             if isinstance(sub.func, ast.Attribute) and sub.func.attr in ("append", "reshape", "ap", "view"):
                 continue
             return f"a call the model could not follow ({ast.unparse(sub.func)[:40]})"
-    for name, first_store in stored.items():
-        first_load = loaded.get(name)
-        if first_load is not None and first_load < first_store:
-            return f"{name} is carried from one iteration to the next"
+    carried = model.analysis(Scopes).file.loop_carried(node)
+    if carried:
+        return f"{min(carried)} is carried from one iteration to the next"
     return None
 
-
-def _own_names(stmt: ast.stmt):
-    """Names in a statement's own expressions (not in nested statements)."""
-    stack = []
-    for field, value in ast.iter_fields(stmt):
-        items = value if isinstance(value, list) else [value]
-        for item in items:
-            if isinstance(item, ast.AST) and not isinstance(item, ast.stmt):
-                stack.append(item)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)):
-            continue  # their own scope
-        if isinstance(node, ast.Name):
-            yield node
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, ast.stmt):
-                stack.append(child)
