@@ -13,7 +13,6 @@ undocumented names (``nl.range``, ``nki.isa.constants``, ``nki.meta``,
 most "unknown" (a warning), never an error, and names under undocumented
 modules are not judged at all.
 """
-
 from __future__ import annotations
 
 import difflib
@@ -22,6 +21,7 @@ from functools import lru_cache
 
 from nkilint.model.apitable import Change, Signature, _data, all_changes, api_for
 from nkilint.versions import KNOWN_VERSIONS, SDK_OF, V0_1, NkiVersion
+
 
 # Modules whose member lists the docs give in full (a missing member is
 # probably a typo). Members of other modules (``nki`` itself, ``nki.typing``,
