@@ -17,11 +17,13 @@ reported about unknown operands.
 from __future__ import annotations
 
 from nkilint.findings import Level
+from nkilint.paths import display_path
 from nkilint.model import query as q
 from nkilint.model.bindings import Gen
 from nkilint.model.values import Const, DType
 from nkilint.versions import V0_3, V0_4, V0_5
 
+from ._common import helper_site
 from ._migration_scan import Scan
 
 X4 = ("float8_e4m3fn_x4", "float8_e5m2_x4", "float4_e2m1fn_x4")
@@ -59,8 +61,11 @@ def run(s: Scan) -> None:
             continue
         seen.add(key)
         if not model.in_this_file(ref.site):
-            message += f" (in {ref.site.file.rsplit('/', 1)[-1]}:{ref.site.line}, reached from here)"
-        s.add("NKI616", node, Level.ERROR, message, hint=_HINTS[api])
+            message += f" (in {display_path(ref.site.file, s.ctx.settings.root)}:{ref.site.line}, reached from here)"
+            related = [helper_site(ref.site, s.ctx)]
+        else:
+            related = None
+        s.add("NKI616", node, Level.ERROR, message, hint=_HINTS[api], related=related)
 
 
 _HINTS = {

@@ -105,6 +105,7 @@ class Issue:
     hint: str | None = None
     fix: Fix | None = None
     gen: Gen = Gen.CURRENT
+    related: tuple = ()  # (span, message, path) of places in other files
 
 
 @dataclass
@@ -141,13 +142,13 @@ class Scan:
         return self.source.span_of(node)
 
     def add(self, rule_id: str, where: ast.AST | Span, level: Level, message: str, hint: str | None = None,
-            fix: Fix | None = None, gen: Gen = Gen.CURRENT) -> None:
+            fix: Fix | None = None, gen: Gen = Gen.CURRENT, related: list | None = None) -> None:
         span = where if isinstance(where, Span) else self.span(where)
         key = (rule_id, span, message)
         if key in self.claimed:
             return
         self.claimed.add(key)
-        self.issues.append(Issue(rule_id, span, level, message, hint, fix, gen))
+        self.issues.append(Issue(rule_id, span, level, message, hint, fix, gen, tuple(related or ())))
 
     def function_of(self, node: ast.AST) -> ast.AST | None:
         """The innermost function whose body contains ``node``."""

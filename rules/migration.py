@@ -42,7 +42,8 @@ class _ScanRule(Rule):
     def check(self, ctx: RuleContext) -> None:
         for issue in scan(ctx).issues:
             if issue.rule_id == self.id:
-                ctx.report(issue.where, issue.message, level=issue.level, hint=issue.hint, fix=issue.fix)
+                ctx.report(issue.where, issue.message, level=issue.level, hint=issue.hint, fix=issue.fix,
+                           related=list(issue.related))
 
 
 # =====================================================================
