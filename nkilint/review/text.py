@@ -55,10 +55,11 @@ def sbuf_headline(m: MemoryPicture) -> str:
     if m.sbuf_over:
         text += ": OVER CAPACITY"
     if m.sbuf_upper > m.sbuf_peak.hi:
-        up = "unbounded" if m.sbuf_upper == INF else fmt_bytes(m.sbuf_upper)
-        text += f"; any live set holds at most {up}"
-        if m.sbuf_upper_line:
-            text += f" (largest at line {m.sbuf_upper_line})"
+        where = f" (at line {m.sbuf_upper_line})" if m.sbuf_upper_line else ""
+        if m.sbuf_upper == INF:
+            text += f"; a live set{where} has no upper bound"
+        else:
+            text += f"; any live set holds at most {fmt_bytes(m.sbuf_upper)} (the largest{where})"
     return text
 
 
