@@ -3,7 +3,7 @@ numbers read, so both formats say the same thing."""
 
 from __future__ import annotations
 
-from .card import GENERATION, Card
+from .card import GENERATION, LAUNCH, Card
 from .cost import Cost, Term
 from .loop_table import LoopRow
 from .memory_picture import Buffer, MemoryPicture
@@ -31,6 +31,8 @@ def card_rows(card: Card) -> list[tuple[str, str]]:
         ("generation", GENERATION.get(card.generation, card.generation)),
         ("target", f"SDK {card.sdk} (NKI {card.nki_version}) {card.target_origin}; {card.hardware}"),
     ]
+    if card.launch:
+        rows.append(("launch", LAUNCH.get(card.launch, card.launch)))
     if card.partial:
         rows.append(("partial", card.partial))
     return rows
