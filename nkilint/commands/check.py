@@ -10,7 +10,7 @@ import click
 
 from ..config import ConfigError
 from ..discovery import InputFile, discover
-from ..engine import Checker, FileResult, Notification, RunOptions, check_files, project_scan_roots, tune_gc
+from ..engine import Checker, FileResult, Notification, RunOptions, project_scan_roots, tune_gc
 from ..findings import Level
 from ..plugins import PluginError
 from ..reporters import FORMATS
@@ -20,6 +20,7 @@ from ..source import SourceError, decode_source
 from ..targets import target_names
 from ..versions import VERSION_NAMES
 from .adopt import add_noqa_to_run, apply_baseline, load_baseline, write_baseline
+from .cached import cache_options, check_through_cache
 from .common import EXAMPLE_PATH, UsageFailure, _ruleset_and_enabled, _split, build_settings
 
 @click.command()
@@ -51,6 +52,7 @@ from .common import EXAMPLE_PATH, UsageFailure, _ruleset_and_enabled, _split, bu
 @click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False), help="Fail only on findings not in this baseline file.")
 @click.option("--write-baseline", "write_baseline_file", type=click.Path(dir_okay=False), help="Record the current findings in this baseline file.")
 @click.option("--add-noqa", is_flag=True, help="Add '# noqa: ID' comments to every line with a finding; report nothing.")
+@cache_options
 def check(
     paths: tuple[str, ...],
     select,
@@ -80,6 +82,8 @@ def check(
     baseline_file: str | None,
     write_baseline_file: str | None,
     add_noqa: bool,
+    no_cache: bool,
+    cache_dir: str | None,
 ) -> None:
     """Check NKI kernels in PATHS (files or directories; '-' reads stdin)."""
     if example:
@@ -121,6 +125,7 @@ def check(
     options = RunOptions(
         want_fingerprints=output_format == "sarif", keep_text=fix or diff or add_noqa,
         project_roots=() if example else project_scan_roots(paths, settings),
+        track_deps=not no_cache,
     )
     checker = Checker(settings, ruleset, enabled, options)
     run = Run(settings, ruleset, enabled, cwd=Path.cwd().resolve())
@@ -134,7 +139,7 @@ def check(
         files = [InputFile(EXAMPLE_PATH, "nkilint/examples/softmax_port.py", True)]
     if "-" in paths:
         run.files.append(_check_stdin(checker, stdin_filename))
-    run.files.extend(check_files(files, checker, jobs))
+    run.files.extend(check_through_cache(files, checker, jobs, no_cache, cache_dir))
 
     # --fix / --diff: stdout carries the diff (--diff) or, for stdin, the
     # fixed source (--fix); the report then goes to stderr (or -o).

@@ -24,6 +24,7 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
+from ..safefs import read_bytes_capped
 from ..source import SourceError, decode_source
 from .kernels import LAUNCHERS, ROOT_DECORATORS, find_kernels, module_aliases, resolve_decorator
 from .project import MAX_MODULE_BYTES
@@ -139,9 +140,7 @@ class KernelCallIndex:
     def _text(self, path: Path) -> str | None:
         """The file's text, without parsing it (most files mention no kernel)."""
         try:
-            if path.stat().st_size > MAX_MODULE_BYTES:
-                return None
-            return decode_source(path.read_bytes())
+            return decode_source(read_bytes_capped(path, MAX_MODULE_BYTES))
         except (OSError, SourceError):
             return None
 
@@ -285,7 +284,8 @@ def kernel_calls(project: "Project") -> KernelCallIndex | None:
         return None
     index = project.indexes.get("kernel_calls")
     if index is None:
-        index = project.indexes["kernel_calls"] = KernelCallIndex(project, project.scan_roots, project.excludes)
+        with project.unrecorded():  # the whole tree, not this file's reads
+            index = project.indexes["kernel_calls"] = KernelCallIndex(project, project.scan_roots, project.excludes)
     return index  # type: ignore[return-value]
 
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 from ..findings import Span
+from ..paths import display_path
 from ..source import SourceFile
 from ..targets import Target
 from ..versions import V0_1, NkiVersion
@@ -71,6 +72,9 @@ class FileModel:
     kernels: list[Kernel] = field(default_factory=list)
     stats: InterpStats = field(default_factory=InterpStats)
     device_function_ids: set[int] = field(default_factory=set)
+    # The target Neuron SDK release (nkilint.releases.Release); None: the
+    # newest release of ``version``.
+    release: Any = None
     _analyses: AnalysisCache = field(default_factory=AnalysisCache, repr=False, compare=False)
 
     def analysis(self, cls: type[A]) -> A:
@@ -113,6 +117,21 @@ class FileModel:
             if path == root or root in path.parents:
                 return True
         return False
+
+    def line_ref(self, site: Site | None) -> str:
+        """How a message names the line of a site: ``line 12`` in this file,
+        ``line 12 of pkg/helpers.py`` (relative to the project root) in
+        another one, so that a line number never points into the wrong file."""
+        if site is None:
+            return "an unknown line"
+        if self.in_this_file(site):
+            return f"line {site.line}"
+        return f"line {site.line} of {self.display_path(site.file)}"
+
+    def display_path(self, file: str) -> str:
+        """A file's path as reports show it: relative to the project root
+        (absolute outside it: a message must not invent a location)."""
+        return display_path(file, self.module.project.root)
 
     def report_node(self, site: Site | None) -> ast.AST | None:
         """The node to report for a site: itself when it is in this file,
@@ -202,12 +221,13 @@ def module_for(source: SourceFile, project: Project) -> ModuleInfo:
     return info
 
 
-def analyze_file(source: SourceFile, project: Project | None, target: Target, version: NkiVersion) -> FileModel:
+def analyze_file(source: SourceFile, project: Project | None, target: Target, version: NkiVersion,
+                 release: Any = None) -> FileModel:
     project = project or default_project(source)
     module = module_for(source, project)
     bindings = module.bindings
     dialect = bindings.dialect
-    model = FileModel(source, module, bindings, dialect, version, target)
+    model = FileModel(source, module, bindings, dialect, version, target, release=release)
     legacy = model.legacy
     candidates = find_kernels(module.tree, bindings, module.source.text, module.source.nodes)
     visited: set[int] = set()
