@@ -14,10 +14,6 @@ from __future__ import annotations
 
 import ast
 import difflib
-import io
-import os
-import tempfile
-import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -25,8 +21,9 @@ from typing import Iterable
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from .atomic import WriteError, replace_text
 from .findings import Edit, Finding, Fix, Span
-from .source import decode_source, split_lines
+from .source import split_lines
 
 MAX_ROUNDS = 8
 
@@ -244,56 +241,13 @@ class FixReport:
     failed: int = 0  # files not written (changed on disk, invalid result, I/O error)
 
 
-def _encoding_of(raw: bytes) -> str:
-    """The codec Python reads ``raw`` with (PEP 263; 'utf-8-sig' keeps a BOM)."""
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
-    except SyntaxError:
-        encoding = "utf-8"
-    return encoding
-
-
 def write_atomically(path: Path, original: str, new_text: str) -> None:
-    """Replace ``path`` by ``new_text`` if it still holds ``original``.
-
-    The new text is written to a temporary file in the same directory (same
-    file system, so the final rename is atomic), encoded like the original
-    (coding cookie or BOM kept), re-read and re-parsed, given the original's
-    permissions, and renamed over the original only if the original's bytes
-    did not change meanwhile. On any failure the original is untouched.
-    """
-    raw = path.read_bytes()
+    """Replace ``path`` by ``new_text`` if it still holds ``original``, and
+    only with text that parses (see nkilint.atomic)."""
     try:
-        current = decode_source(raw)
-    except Exception:  # noqa: BLE001 - undecodable now: it changed
-        current = None
-    if current != original:
-        raise FixError(f"{path} changed on disk since it was read; not overwritten")
-    encoding = _encoding_of(raw)
-    try:
-        data = new_text.encode(encoding)
-    except UnicodeEncodeError as exc:
-        raise FixError(f"{path}: the fixed text cannot be encoded as {encoding} ({exc}); not overwritten") from None
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".nkilint-fix", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if decode_source(Path(tmp).read_bytes()) != new_text:
-            raise FixError(f"{path}: the temporary file does not read back as written; not overwritten")
-        _must_parse(new_text)
-        try:
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-        except OSError:  # pragma: no cover - e.g. a file system without modes
-            pass
-        if path.read_bytes() != raw:
-            raise FixError(f"{path} changed on disk while fixing; not overwritten")
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+        replace_text(path, original, new_text, validate=_must_parse)
+    except WriteError as exc:
+        raise FixError(str(exc)) from None
 
 
 def unified_diff(path: str, before: str, after: str) -> str:
