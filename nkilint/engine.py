@@ -160,22 +160,28 @@ class Checker:
         return self.check_text(text, item.display, str(item.path))
 
     def check_text(self, text: str, display: str, disk_path: str | None = None) -> FileResult:
+        return self.check_source(text, display, disk_path)[0]
+
+    def check_source(self, text: str, display: str, disk_path: str | None = None) -> tuple[FileResult, RuleContext | None]:
+        """``check_text``, also giving the context the rules shared (its
+        ``model`` is the file's semantic model; None when the file did not
+        parse), for callers that report on the model too (``nkilint review``)."""
         if not (self.options.track_deps and disk_path):
-            return self._check_text(text, display, disk_path)
+            return self._check_source(text, display, disk_path)
         project = self.project
         with project.recording() as log:
-            result = self._check_text(text, display, disk_path)
+            result, ctx = self._check_source(text, display, disk_path)
         result.deps = _file_deps(project, Path(disk_path), log)
-        return result
+        return result, ctx
 
-    def _check_text(self, text: str, display: str, disk_path: str | None = None) -> FileResult:
+    def _check_source(self, text: str, display: str, disk_path: str | None = None) -> tuple[FileResult, RuleContext | None]:
         source = SourceFile(disk_path or display, text, display)
         if disk_path:
             self.project.register_source(Path(disk_path), source)
         try:
             source.tree  # noqa: B018 - parse now so syntax errors surface here
         except SourceError as err:
-            return self._broken(display, err, source)
+            return self._broken(display, err, source), None
         ctx = RuleContext(source, self.settings, self.target, self.settings.nki_version, self.project, None, display,
                           release=self.settings.release)
         result = FileResult(display, disk_path=disk_path)
@@ -188,7 +194,7 @@ class Checker:
         # node list and parent map the rules shared are rebuilt if needed.
         source.__dict__.pop("nodes", None)
         source.__dict__.pop("parents", None)
-        return result
+        return result, ctx
 
     def _broken(self, display: str, err: SourceError, source: SourceFile | None) -> FileResult:
         """A file that cannot be decoded or parsed: one finding, or a notification."""
