@@ -19,6 +19,11 @@ from importlib import resources
 from ..versions import NkiVersion, V0_1
 
 
+# The newest release whose API stubs the table was built from; later entries
+# come from the API pages (scripts/nki_api_additions.py).
+NEWEST_STUBS = (2, 32, 0)
+
+
 @dataclass(frozen=True)
 class Param:
     name: str
@@ -37,6 +42,16 @@ class Signature:
     experimental: bool = False
     call_unsupported: bool = False
     doc_only_params: tuple[str, ...] = ()
+    # Where the parameters come from: "stubs" (the API stubs of that very
+    # release), "carried" (a release after the newest stubs, whose entry was
+    # carried over from the release before), "rst" (the signature line of
+    # the release's API page) or "prose" (parameters named in a deep-dive).
+    source: str = "stubs"
+
+    @property
+    def verified(self) -> bool:
+        """The parameters were read from this release's own stubs or API page."""
+        return self.source in ("stubs", "rst")
 
     @property
     def positional(self) -> list[Param]:
@@ -188,6 +203,7 @@ class ApiTable:
             experimental=bool(fn.get("experimental")),
             call_unsupported=bool(fn.get("call_unsupported")),
             doc_only_params=tuple(fn.get("doc_only_params", ())),
+            source=fn.get("signature_source") or ("stubs" if _sdk_key(self.sdk) <= NEWEST_STUBS else "carried"),
         )
 
     def constant_details(self, name: str) -> dict:

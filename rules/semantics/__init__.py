@@ -23,6 +23,7 @@ from .activation_operand_type import ActivationOperandType
 from .affine_range_write_conflict import AffineRangeWriteConflict
 from .allocated_kernel_restriction import AllocatedKernelRestriction
 from .annotation_shape_mismatch import AnnotationShapeMismatch
+from .api_call_signature import ApiCallSignature
 from .assign_to_index_tensor import AssignToIndexTensor
 from .assignment_destination_too_small import AssignmentDestinationTooSmall
 from .control_flow_on_index import ControlFlowOnIndex
@@ -71,4 +72,5 @@ RULES = (
     ActivationOperandType,  # NKI724
     AllocatedKernelRestriction,  # NKI725
     TooManyIndices,  # NKI726
+    ApiCallSignature,  # NKI727
 )

@@ -72,7 +72,7 @@ tensor) and pass it explicitly; transpose with your own identity matrix and
                 data[...] = nl.load(x)
                 exp = nl.ndarray((par_dim(128), 512), dtype=nl.bfloat16, buffer=ncc.sbuf.mod_alloc(base_addr=4096))
                 exp[...] = nisa.activation(op=nl.exp, data=data[...])
-                tp = nl.ndarray((par_dim(128), 128), dtype=nl.bfloat16, buffer=ncc.psum.mod_alloc(byte_addr=0))
+                tp = nl.ndarray((par_dim(128), 128), dtype=nl.bfloat16, buffer=ncc.psum.mod_alloc(base_bank=0))
                 tp[...] = nisa.nc_transpose(data[:, 0:128])
                 nl.store(out, value=exp)
                 return out
