@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .findings import Level
+from .safefs import read_text_capped
 from .releases import DEFAULT_ORIGIN, Release, ReleaseError, TargetOrigin, parse_release, release_names, release_of_nki
 from .releases import LATEST_RELEASE
 from .targets import DEFAULT_TARGET, OVERRIDABLE, Target, resolve_target, target_names
@@ -235,12 +236,12 @@ def find_config(start: Path) -> Path | None:
         candidate = directory / "pyproject.toml"
         if candidate.is_file():
             try:
-                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
+                data = tomllib.loads(read_text_capped(candidate))
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
                 # A broken pyproject.toml without our table is not our business,
                 # but one that mentions us is reported by load_config.
                 try:
-                    if "[tool.nkilint" in candidate.read_text(encoding="utf-8", errors="replace"):
+                    if "[tool.nkilint" in read_text_capped(candidate, errors="replace"):
                         return candidate
                 except OSError:
                     pass
@@ -253,7 +254,7 @@ def find_config(start: Path) -> Path | None:
 def load_config(path: Path) -> Settings:
     """Settings from a pyproject.toml's [tool.nkilint] table."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text_capped(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from None
     try:

@@ -123,7 +123,7 @@ class RuleContext:
         hint: str | None = None,
         level: Level | None = None,
         fix: Fix | None = None,
-        related: list[tuple[ast.AST | Span, str]] | None = None,
+        related: list[tuple] | None = None,
         kernel: str | None = None,
         data: dict[str, Any] | None = None,
         rule_id: str | None = None,
@@ -144,11 +144,19 @@ class RuleContext:
                 span=self.span_of(where),
                 hint=hint,
                 fix=fix,
-                related=tuple(Related(self.span_of(w), m) for w, m in (related or [])),
+                related=tuple(self._related(*entry) for entry in (related or [])),
                 kernel=kernel,
                 data=tuple(sorted((data or {}).items())),
             )
         )
+
+    def _related(self, where: ast.AST | Span, message: str, path: str | None = None) -> Related:
+        """``(where, message)`` in this file, or ``(span, message, path)``
+        for a place in another file (``path`` as reports show it)."""
+        if path is not None and path != self.display_path:
+            assert isinstance(where, Span), "a related place in another file needs its span"
+            return Related(where, message, path)
+        return Related(self.span_of(where), message)
 
     def take_findings(self) -> list[Finding]:
         out, self._findings = self._findings, []

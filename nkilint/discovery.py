@@ -8,19 +8,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from .paths import display_path
+
 
 @dataclass(frozen=True)
 class InputFile:
     path: Path  # absolute path on disk ("-" for stdin)
-    display: str  # path as shown to the user (relative where possible)
+    display: str  # path as reported: relative to the project root (absolute outside it)
     explicit: bool  # named on the command line (not found by walking)
 
 
-def _display(path: Path, cwd: Path) -> str:
-    try:
-        return path.relative_to(cwd).as_posix()
-    except ValueError:
-        return path.as_posix()
+def _display(path: Path, root: Path) -> str:
+    return display_path(path, root)
 
 
 def _resolve(path: Path) -> Path:
@@ -86,7 +85,7 @@ def discover(
                     if key in seen:
                         continue
                     seen.add(key)
-                    files.append(InputFile(file_path, _display(file_path, cwd), explicit=False))
+                    files.append(InputFile(file_path, _display(file_path, root), explicit=False))
         else:
             if force_exclude and is_excluded(abspath, root, excludes):
                 continue
@@ -94,5 +93,5 @@ def discover(
             if key in seen:
                 continue
             seen.add(key)
-            files.append(InputFile(abspath, _display(abspath, cwd), explicit=True))
+            files.append(InputFile(abspath, _display(abspath, root), explicit=True))
     return files, errors

@@ -20,9 +20,11 @@ from .context import ModelCrash, RuleContext
 from .discovery import InputFile
 from .findings import Finding, Level, Span
 from .fingerprint import line_hashes
+from .paths import display_path, on_disk
 from .rule import Rule, RuleSet
 from .selection import Selector, matches_any
-from .source import SourceError, SourceFile, decode_source
+from .safefs import FileTooLargeError, NotRegularFileError, read_bytes_capped
+from .source import MAX_FILE_BYTES, SourceError, SourceFile, decode_source
 from .suppression import apply_noqa, parse_noqa
 
 # Ids of the tool rules the engine itself emits (declared in the rule pack).
@@ -53,6 +55,9 @@ class FileResult:
     lines: dict[int, str] = field(default_factory=dict)  # lines findings point at
     fingerprints: dict[int, str] = field(default_factory=dict)  # line -> hash
     text: str | None = None  # kept only when fixes may be applied
+    # The file that was analysed (None: stdin or a buffer with no file);
+    # --fix writes here, never to a path derived from the display path.
+    disk_path: str | None = None
 
 
 @dataclass(frozen=True)
@@ -77,28 +82,21 @@ def _per_file_selectors(settings: Settings, display: str) -> list[Selector]:
 
 
 def _relative_to_root(display: str, root: Path) -> str:
-    # normpath: a display path such as "../tests/k.py" must match "tests/*".
-    path = Path(os.path.normpath(Path(display).absolute()))
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        pass
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except (ValueError, OSError, RuntimeError):  # RuntimeError: a symlink loop
-        return display
+    # Display paths are relative to the project root already (absolute
+    # outside it); normalise the ones that are not.
+    return display_path(on_disk(display, root), root)
 
 
 def read_file(path: Path) -> bytes:
-    """Read a file's bytes; SourceError for anything that is not a file."""
+    """Read a file's bytes; SourceError for anything that is not a regular
+    file (a FIFO, a device, a symlink to one: never opened for a blocking
+    read) or is larger than MAX_FILE_BYTES (never read past the cap)."""
     try:
-        if path.is_dir():
-            raise SourceError("unreadable", "is a directory, not a file")
-        if path.stat().st_size > 8 * 1024 * 1024:
-            raise SourceError("too-large", "file is larger than 8 MiB; not analysed")
-        return path.read_bytes()
-    except SourceError:
-        raise
+        return read_bytes_capped(path, MAX_FILE_BYTES)
+    except NotRegularFileError as exc:
+        raise SourceError("unreadable", f"the path {exc.strerror}; not read") from None
+    except FileTooLargeError:
+        raise SourceError("too-large", f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; not analysed") from None
     except PermissionError:
         raise SourceError("unreadable", "cannot read file: permission denied") from None
     except OSError as exc:
@@ -156,7 +154,7 @@ class Checker:
             return self._broken(display, err, source)
         ctx = RuleContext(source, self.settings, self.target, self.settings.nki_version, self.project, None, display,
                           release=self.settings.release)
-        result = FileResult(display)
+        result = FileResult(display, disk_path=disk_path)
         for rule in self.rules:
             if rule.emitted_by_engine:
                 continue

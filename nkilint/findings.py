@@ -73,6 +73,9 @@ class Related:
 
     span: Span
     message: str
+    # The file it is in, relative to the project root like Finding.path;
+    # None: the finding's own file.
+    path: str | None = None
 
 
 @dataclass(frozen=True)

@@ -358,8 +358,9 @@ def apply_fixes_to_run(run, checker, write: bool, unsafe: bool, stdin: bool = Fa
         if not any(f.fix for f in result.findings if not f.suppressed):
             continue
         from_stdin = stdin and index == 0
-        candidate = Path(result.path)
-        disk_path = candidate if (not from_stdin and candidate.exists()) else None
+        # The file that was analysed, never a path derived from the display
+        # path (which is relative to the project root, not the cwd).
+        disk_path = Path(result.disk_path) if (not from_stdin and result.disk_path) else None
 
         def recheck(text: str, _display=result.path, _disk=disk_path):
             return _check_again(checker, text, _display, _disk).findings

@@ -28,6 +28,7 @@ from typing import Any, Iterator
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
+from .safefs import read_text_capped
 from .releases import PACKAGES, Release, TargetOrigin
 from .releases.packages import Resolution, normalize_name, resolve
 
@@ -90,7 +91,7 @@ def read_requirements(path: Path, depth: int = 0, seen: set[Path] | None = None)
         if real in seen or depth > MAX_INCLUDE_DEPTH:
             return []
         seen.add(real)
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = read_text_capped(path, errors="replace")
     except OSError:
         return []
     out: list[Pin] = []
@@ -199,7 +200,7 @@ def _load_toml(path: Path) -> tuple[str, dict] | None:
     """The text and table of a TOML file; None when it cannot be read (a
     broken file pins nothing)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text_capped(path)
         return text, tomllib.loads(text)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return None
@@ -262,7 +263,7 @@ def read_pipfile(path: Path) -> list[Pin]:
 def read_setup_cfg(path: Path) -> list[Pin]:
     parser = configparser.ConfigParser(interpolation=None)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text_capped(path)
         parser.read_string(text)
     except (OSError, UnicodeDecodeError, configparser.Error):
         return []
@@ -303,7 +304,7 @@ def _conda_spec(rest: str) -> str:
 
 def read_environment_yml(path: Path) -> list[Pin]:
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = read_text_capped(path, errors="replace")
     except OSError:
         return []
     out: list[Pin] = []

@@ -72,9 +72,17 @@ def decode_source(data: bytes) -> str:
             if line.strip() and not line.lstrip().startswith(b"#"):
                 break
     try:
-        codecs.lookup(encoding)
+        codec = codecs.lookup(encoding)
     except LookupError:
         raise SourceError("encoding", f"unknown encoding {encoding!r} declared in the coding cookie") from None
+    if not getattr(codec, "_is_text_encoding", True):
+        # rot13, base64, zlib...: codecs.lookup knows them, but they map bytes
+        # to bytes (or str to str); Python refuses them as source encodings.
+        raise SourceError(
+            "encoding",
+            f"the coding cookie declares {encoding!r}, which is not a text encoding; Python cannot read this file "
+            "(declare a text encoding such as utf-8)",
+        )
     try:
         text = body.decode(encoding)
     except UnicodeDecodeError as exc:
@@ -85,6 +93,10 @@ def decode_source(data: bytes) -> str:
             f"cannot be decoded (declare the encoding with a '# -*- coding: ... -*-' line or re-save as UTF-8)",
             line=line,
         ) from None
+    except Exception as exc:  # noqa: BLE001 - a codec's own failure (idna, punycode...) is the file's problem
+        raise SourceError("encoding", f"file cannot be decoded as {encoding}: {type(exc).__name__}: {exc}") from None
+    if not isinstance(text, str):  # pragma: no cover - a codec that returns bytes
+        raise SourceError("encoding", f"the coding cookie declares {encoding!r}, which does not decode to text")
     return text
 
 

@@ -1,8 +1,10 @@
 """Hardware facts per Trainium generation.
 
-Rules read these tables; no rule hard-codes 128 or 2048. Numbers and their
-sources: ../shared/NKI-REFERENCE.md section 2 (arch guides of
-aws-neuron-sdk). Values the docs do not state for a generation are marked
+Rules read these tables; no rule hard-codes 128 or 2048. Numbers come from
+the NKI architecture guides
+(https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/arch/trainium_inferentia2_arch.html,
+.../nki/arch/trainium2_arch.html, .../nki/about/trainium3_arch.html) and the
+Neuron hardware pages (.../about-neuron/arch/neuron-hardware/). Values the docs do not state for a generation are marked
 ``assumed`` and can be overridden in ``[tool.nkilint.hardware]``.
 """
 

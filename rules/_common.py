@@ -7,6 +7,7 @@ import ast
 from nkilint.context import RuleContext
 from nkilint.findings import Level, Span
 from nkilint.model.graph import Site
+from nkilint.paths import display_path
 
 
 class Reporter:
@@ -31,7 +32,9 @@ class Reporter:
                 # The callee's file is checked too: the fault is reported
                 # there, once, at the place that must change.
                 return False
-            message = f"{message} (in {_short(site.file)}:{site.line}, reached from here)"
+            where = display_path(site.file, self.ctx.settings.root)
+            message = f"{message} (in {where}:{site.line}, reached from here)"
+            kwargs["related"] = list(kwargs.get("related") or []) + [helper_site(site, self.ctx)]
         return self.at(node, message, **kwargs)
 
     def at(self, where: ast.AST | Span, message: str, **kwargs) -> bool:
@@ -49,9 +52,18 @@ class Reporter:
         return True
 
 
-def _short(path: str) -> str:
-    parts = path.replace("\\", "/").split("/")
-    return "/".join(parts[-2:])
+def helper_site(site: Site, ctx: RuleContext) -> tuple[Span, str, str]:
+    """The place in another module a finding was reached through, as a
+    related location (its path as reports show it, relative to the root)."""
+    node = site.node
+    line = getattr(node, "lineno", 1) or 1
+    col = getattr(node, "col_offset", 0) + 1
+    end_line = getattr(node, "end_lineno", None) or line
+    end_col = (getattr(node, "end_col_offset", None) or col) + 1
+    if (end_line, end_col) <= (line, col):
+        end_line, end_col = line, col + 1
+    return (Span(line, col, end_line, end_col), "the construct this finding is about, in a helper the call reaches",
+            display_path(site.file, ctx.settings.root))
 
 
 def error_or_warning(always: bool) -> Level:

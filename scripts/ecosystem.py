@@ -17,6 +17,7 @@ live outside the project tree.
     python scripts/ecosystem.py precision [--root ../eco]      # precision over the judged findings
     python scripts/ecosystem.py unjudged --root ../eco         # current warnings/errors with no verdict
     python scripts/ecosystem.py judge --root ../eco verdicts.tsv   # record verdicts (repo, rule, path:line, verdict, why)
+    python scripts/ecosystem.py carry --root ../eco             # keep verdicts of findings whose message was reworded
 
 Repositories and their options are in ``ecosystem/repos.toml``::
 
@@ -239,6 +240,42 @@ def judge(eco_dir: Path, root: Path, verdicts_file: Path, judged: dict) -> int:
     return 1 if missing else 0
 
 
+def carried_verdicts(results: dict, judged: dict) -> list[tuple[tuple, str, str]]:
+    """Verdicts for findings whose message was reworded: an unjudged
+    finding takes the verdict of the judged findings on the same repository,
+    rule, path and line when none of those is reported any more and they all
+    had the same verdict (a rewording keeps the fault; a finding that moved
+    or changed what it says about the code must be judged again)."""
+    by_place: dict[tuple, list[tuple[str, str, str]]] = defaultdict(list)
+    for (repo, rule, path, line, mhash), (verdict, why) in judged.items():
+        by_place[(repo, rule, path, line)].append((mhash, verdict, why))
+    out = []
+    for name, r in sorted(results.items()):
+        current = {finding_key(name, f) for f in r["findings"]}
+        for f in r["findings"]:
+            key = finding_key(name, f)
+            if f["level"] == "note" or key in judged:
+                continue
+            old = by_place.get(key[:4], [])
+            if not old or any(key[:4] + (mhash,) in current for mhash, _, _ in old):
+                continue
+            verdicts = {verdict for _, verdict, _ in old}
+            if len(verdicts) == 1:
+                why = old[0][2]
+                out.append((key, verdicts.pop(), why if why.startswith("(reworded)") else f"(reworded) {why}"))
+    return out
+
+
+def carry(eco_dir: Path, results: dict, judged: dict) -> int:
+    carried = carried_verdicts(results, judged)
+    with (eco_dir / "judged.tsv").open("a", encoding="utf-8") as fh:
+        for (repo, rule, path, line, mhash), verdict, why in carried:
+            judged[(repo, rule, path, line, mhash)] = (verdict, why)
+            fh.write("\t".join([repo, rule, path, str(line), mhash, verdict, why.replace("\t", " ")]) + "\n")
+    print(f"{len(carried)} verdict(s) carried over to reworded findings")
+    return 0
+
+
 def fetch(eco_dir: Path, root: Path) -> None:
     root.mkdir(parents=True, exist_ok=True)
     for repo in load_repos(eco_dir):
@@ -253,7 +290,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="the ecosystem folder (repos.toml, baseline, verdicts)")
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("fetch", "run", "unjudged"):
+    for name in ("fetch", "run", "unjudged", "carry"):
         p = sub.add_parser(name)
         p.add_argument("--root", type=Path, required=True, help="folder holding one checkout per repository")
         if name == "run":
@@ -276,6 +313,8 @@ def main(argv: list[str]) -> int:
     if args.command == "judge":
         return judge(eco_dir, args.root, args.verdicts, judged)
     results = current_findings(eco_dir, args.root)
+    if args.command == "carry":
+        return carry(eco_dir, results, judged)
     if args.command == "unjudged":
         for name, r in sorted(results.items()):
             for f in r["findings"]:

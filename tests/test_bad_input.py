@@ -166,17 +166,17 @@ def test_unreadable_file(check_bad, project):
 def test_permission_denied_even_as_root(check_bad, project, monkeypatch):
     """The same path as test_unreadable_file, for runs where root can read
     mode-000 files: reading the file fails with EACCES."""
-    import pathlib
+    import nkilint.safefs
 
     write(project / "secret.py", LEGACY_KERNEL)
-    real = pathlib.Path.read_bytes
+    real = os.open
 
-    def read_bytes(self):
-        if self.name == "secret.py" and self.parent.name == "proj":
-            raise PermissionError(13, "Permission denied", str(self))
-        return real(self)
+    def guarded_open(path, *args, **kwargs):
+        if os.path.basename(path) == "secret.py":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(pathlib.Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(nkilint.safefs.os, "open", guarded_open)
     _, mine, _ = check_bad("secret.py", None)
     [f] = mine
     assert f["rule"] == "NKI002" and "permission denied" in f["message"]

@@ -159,12 +159,13 @@ def test_per_file_ignores(cli, pfi_project):
 
 def test_per_file_ignores_from_a_subdirectory(cli, pfi_project, monkeypatch):
     monkeypatch.chdir(pfi_project / "src")
-    assert _paths(cli("check", "--format", "json", "../tests/k.py", "k.py", "legacy_k.py")) == ["k.py"]
+    # Paths are reported relative to the project root, not the cwd.
+    assert _paths(cli("check", "--format", "json", "../tests/k.py", "k.py", "legacy_k.py")) == ["src/k.py"]
 
 
 def test_per_file_ignores_from_outside_the_project(cli, pfi_project, monkeypatch):
     monkeypatch.chdir(pfi_project.parent)
-    assert _paths(cli("check", "--format", "json", "proj/tests/k.py", "proj/src/k.py")) == ["proj/src/k.py"]
+    assert _paths(cli("check", "--format", "json", "proj/tests/k.py", "proj/src/k.py")) == ["src/k.py"]
 
 
 def test_per_file_ignores_do_not_report_noqa_of_ignored_rules_as_unused(cli, pfi_project):

@@ -100,3 +100,19 @@ def test_removed_true_finding_is_flagged_as_lost(tree):
     (repo / "k.py").write_text(BAD.replace("(256, 512)", "(128, 512)"))
     out = run(eco, "run", "--root", str(root)).stdout
     assert "- NKI101 k.py:7 (true, LOST)" in out
+
+
+def test_reworded_message_carries_its_verdict_only_when_the_old_one_is_gone():
+    script = _script()
+    old = ("tiny", "NKI101", "k.py", 7, "aaaaaaaaaaaa")
+    judged = {old: ("true", "256 partitions")}
+    reworded = {"rule": "NKI101", "path": "k.py", "line": 7, "level": "error", "message_hash": "bbbbbbbbbbbb"}
+    elsewhere = dict(reworded, line=9, message_hash="cccccccccccc")
+    carried = script.carried_verdicts({"tiny": {"findings": [reworded, elsewhere]}}, judged)
+    assert carried == [(("tiny", "NKI101", "k.py", 7, "bbbbbbbbbbbb"), "true", "(reworded) 256 partitions")]
+    # The old finding is still reported: the new one is a second finding, to be judged.
+    still = dict(reworded, message_hash="aaaaaaaaaaaa")
+    assert script.carried_verdicts({"tiny": {"findings": [reworded, still]}}, judged) == []
+    # Conflicting verdicts on that line: nothing is guessed.
+    judged[("tiny", "NKI101", "k.py", 7, "dddddddddddd")] = ("false", "no")
+    assert script.carried_verdicts({"tiny": {"findings": [reworded]}}, judged) == []

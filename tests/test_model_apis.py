@@ -307,3 +307,15 @@ def test_dtype_of_follows_views_and_dataflow_finds_producers(tmp_path):
     producers = {graph.attrs(op)["api"] for op in dataflow.producers(graph, acc_id)}
     assert "nki.isa.tensor_tensor" in producers and "nki.isa.dma_copy" in producers  # tile was dma'd, then added
     assert graph.seq(acc_id) > graph.seq(next(nid for nid, d in graph.tensors() if d.get("name") == "out"))
+
+
+def test_line_ref_names_the_file_of_a_site_in_another_module(tmp_path):
+    from nkilint.model.graph import Site
+
+    model = model_for(tmp_path, "x = 1\n")
+    here = Site(str(tmp_path / "kernel.py"), ast.parse("y = 2\n\n\nz = 3").body[1])
+    (tmp_path / "pkg").mkdir()
+    there = Site(str(tmp_path / "pkg" / "helpers.py"), here.node)
+    assert model.line_ref(here) == "line 4"
+    assert model.line_ref(there) == "line 4 of pkg/helpers.py"
+    assert model.display_path("/elsewhere/deep/lib/ops.py") == "/elsewhere/deep/lib/ops.py"

@@ -14,6 +14,7 @@ from ..engine import Checker, FileResult, Notification, RunOptions, check_files,
 from ..findings import Level
 from ..plugins import PluginError
 from ..reporters import FORMATS
+from ..paths import display_path
 from ..run import Run
 from ..source import SourceError, decode_source
 from ..targets import target_names
@@ -80,6 +81,9 @@ def check(
         paths = (str(EXAMPLE_PATH),)
     elif not paths:
         paths = (".",)
+    if example and fix:
+        raise UsageFailure("--example checks a file of the installed package, which --fix must not rewrite; "
+                           "use --diff to see the fixes")
     if fix and diff:
         raise UsageFailure("--fix and --diff cannot be used together (--diff shows the fixes without writing)")
     if (fix or diff) and "-" in paths and len(paths) > 1:
@@ -205,7 +209,7 @@ def _render(run: Run, fmt: str, color: bool, statistics: bool, include_suppresse
 
 
 def _check_stdin(checker: Checker, stdin_filename: str | None) -> FileResult:
-    display = stdin_filename or "-"
+    display = display_path(Path(stdin_filename), checker.settings.root) if stdin_filename else "-"
     try:
         if sys.stdin is None:  # file descriptor 0 is closed
             raise OSError("standard input is closed")

@@ -9,6 +9,7 @@ from typing import Iterable
 import click
 
 from ..config import Settings, find_config, load_config, parse_table
+from ..paths import common_start, project_root
 from ..plugins import PluginError, installed_rules
 from ..selection import SelectorError, resolve_enabled, validate_selectors
 
@@ -48,20 +49,19 @@ def build_settings(
     (not with --isolated, which ignores every project file)."""
     if config and isolated:
         raise UsageFailure("--config and --isolated cannot be used together")
+    # The project root (what every report's paths are relative to): the
+    # found configuration file's directory, else the git checkout, else the cwd.
+    start = common_start(paths)
     if config:
-        settings = load_config(Path(config))
+        # As ruff does: a file named with --config applies to the tree being
+        # checked, whose root is the checkout (or the cwd), not the file's
+        # directory.
+        settings = load_config(Path(config)).merged(root=project_root(start))
     elif isolated:
-        settings = Settings(root=Path.cwd().resolve())
+        settings = Settings(root=project_root(start))
     else:
-        start = Path.cwd()
-        real = [Path(p) for p in paths if p != "-"]
-        if real:
-            try:
-                start = Path(os.path.commonpath([str(p.absolute()) for p in real]))
-            except ValueError:
-                start = Path.cwd()
         found = find_config(start) or (find_config(Path.cwd()) if start != Path.cwd() else None)
-        settings = load_config(found) if found else Settings(root=Path.cwd().resolve())
+        settings = load_config(found) if found else Settings(root=project_root(start))
     # CLI values override the file; they are validated by the same code.
     table = {}
     for key in ("select", "extend-select", "ignore", "exclude", "extend-exclude"):
@@ -96,7 +96,7 @@ def _target_from_project(settings: Settings, paths: tuple[str, ...]) -> Settings
         except ValueError:
             pass
     stop = settings.config_file.parent.resolve() if settings.config_file is not None else None
-    found = target_from_pins(start, stop)
+    found = target_from_pins(start, stop, cwd=settings.root)
     if found is None:
         return settings
     release, origin = found

@@ -11,6 +11,7 @@ import click
 
 from ..config import ConfigError, Settings
 from ..discovery import discover
+from ..engine import read_file
 from ..model.project import Project
 from ..model.semantic import AllocRecord, FileModel, analyze_file
 from ..source import SourceError, SourceFile, decode_source
@@ -36,7 +37,7 @@ def _settings(config: str | None, target: str | None, sdk: str | None, nki_versi
 
 def _load(path: Path, project: Project, settings: Settings, display: str) -> FileModel | str:
     try:
-        text = decode_source(path.read_bytes())
+        text = decode_source(read_file(path))
         source = SourceFile(str(path.resolve()), text, display)
         source.tree
     except SourceError as err:

@@ -3,8 +3,9 @@
 The API table (apitable.py) says which names and parameters exist in each
 release; this module adds the semantics: which engine runs an op, which
 arguments it writes, what a legacy call returns (and where), and how loops
-and allocations behave. Sources: ../shared/NKI-REFERENCE.md sections 2.4-2.7
-(engines and memories) and the nki.isa / nki.language stubs.
+and allocations behave. Sources: the NKI ISA and language API
+reference (https://awsdocs-neuron.readthedocs-hosted.com/en/latest/general/nki/api/)
+for engines, memories and results, and the nki.isa / nki.language stubs.
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
+from ..safefs import read_bytes_capped
 from ..source import SourceError, decode_source
 from .kernels import LAUNCHERS, ROOT_DECORATORS, find_kernels, module_aliases, resolve_decorator
 from .project import MAX_MODULE_BYTES
@@ -139,9 +140,7 @@ class KernelCallIndex:
     def _text(self, path: Path) -> str | None:
         """The file's text, without parsing it (most files mention no kernel)."""
         try:
-            if path.stat().st_size > MAX_MODULE_BYTES:
-                return None
-            return decode_source(path.read_bytes())
+            return decode_source(read_bytes_capped(path, MAX_MODULE_BYTES))
         except (OSError, SourceError):
             return None
 

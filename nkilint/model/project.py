@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from ..safefs import read_bytes_capped
 from ..source import SourceError, SourceFile, decode_source
 from .bindings import Bindings, collect_bindings
 
@@ -114,9 +115,7 @@ class Project:
         source = self._sources.get(key)
         if source is None:
             try:
-                if not key.is_file() or key.stat().st_size > MAX_MODULE_BYTES:
-                    return None
-                text = decode_source(key.read_bytes())
+                text = decode_source(read_bytes_capped(key, MAX_MODULE_BYTES))
             except (OSError, SourceError):
                 return None
             source = SourceFile(str(key), text, str(key))

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..findings import Span
+from ..paths import display_path
 from ..source import SourceFile
 from ..targets import Target
 from ..versions import V0_1, NkiVersion
@@ -116,6 +117,21 @@ class FileModel:
             if path == root or root in path.parents:
                 return True
         return False
+
+    def line_ref(self, site: Site | None) -> str:
+        """How a message names the line of a site: ``line 12`` in this file,
+        ``line 12 of pkg/helpers.py`` (relative to the project root) in
+        another one, so that a line number never points into the wrong file."""
+        if site is None:
+            return "an unknown line"
+        if self.in_this_file(site):
+            return f"line {site.line}"
+        return f"line {site.line} of {self.display_path(site.file)}"
+
+    def display_path(self, file: str) -> str:
+        """A file's path as reports show it: relative to the project root
+        (absolute outside it: a message must not invent a location)."""
+        return display_path(file, self.module.project.root)
 
     def report_node(self, site: Site | None) -> ast.AST | None:
         """The node to report for a site: itself when it is in this file,

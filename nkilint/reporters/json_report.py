@@ -8,7 +8,7 @@ Schema (stable; additions only):
 ``name``, ``family``, ``level``, ``message``, ``path``, ``range`` (1-based
 lines and columns in code points, end exclusive), ``hint``, ``fix`` (null
 or ``{"description", "safe", "edits": [{"range", "replacement"}]}``),
-``related``, ``kernel``, ``suppressed``, ``data``.
+``related`` (each ``{"path", "range", "message"}``), ``kernel``, ``suppressed``, ``data``.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def finding_json(f: Finding, run: Run) -> dict[str, Any]:
             "safe": f.fix.safe,
             "edits": [{"range": span_json(e.span), "replacement": e.replacement} for e in f.fix.edits],
         },
-        "related": [{"range": span_json(r.span), "message": r.message} for r in f.related],
+        "related": [{"path": r.path or f.path, "range": span_json(r.span), "message": r.message} for r in f.related],
         "kernel": f.kernel,
         "suppressed": f.suppressed,
         "data": {k: v for k, v in f.data},

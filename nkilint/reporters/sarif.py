@@ -15,6 +15,7 @@ import sarif_om as so
 
 from .. import __version__
 from ..findings import Finding, Level, Span
+from ..paths import display_path
 from ..rule import Rule
 from ..run import Run
 from ..sarif_writer import make, to_json
@@ -72,14 +73,15 @@ def _region(span: Span) -> so.Region:
 
 
 def _artifact_location(path: str, root: Path) -> so.ArtifactLocation:
+    """Report paths are relative to the project root (%SRCROOT%); a path
+    outside it is an absolute file URI."""
     p = Path(path)
     if not p.is_absolute():
-        p = (root / p)
-    try:
-        rel = p.resolve().relative_to(root.resolve()).as_posix()
+        return make(so.ArtifactLocation, uri=quote(p.as_posix()), uri_base_id=SRCROOT)
+    rel = display_path(p, root)
+    if not Path(rel).is_absolute():
         return make(so.ArtifactLocation, uri=quote(rel), uri_base_id=SRCROOT)
-    except ValueError:
-        return make(so.ArtifactLocation, uri=p.resolve().as_uri())
+    return make(so.ArtifactLocation, uri=p.as_uri())
 
 
 def _result(f: Finding, run: Run, rule_index: dict[str, int], root: Path) -> so.Result:
@@ -107,7 +109,8 @@ def _result(f: Finding, run: Run, rule_index: dict[str, int], root: Path) -> so.
                 so.Location,
                 id=i,
                 physical_location=make(
-                    so.PhysicalLocation, artifact_location=_artifact_location(f.path, root), region=_region(r.span)
+                    so.PhysicalLocation, artifact_location=_artifact_location(r.path or f.path, root),
+                    region=_region(r.span),
                 ),
                 message=make(so.Message, text=r.message),
             )
@@ -145,7 +148,7 @@ def _result(f: Finding, run: Run, rule_index: dict[str, int], root: Path) -> so.
 
 
 def build_sarif(run: Run, include_suppressed: bool = False) -> dict:
-    root = run.cwd
+    root = run.settings.root
     rules = run.ruleset.sorted()
     rule_index = {r.id: i for i, r in enumerate(rules)}
     driver = make(

@@ -64,7 +64,7 @@ def render_text(run: Run, color: bool = False, show_source: bool = True, statist
                 out.extend(snippet)
                 pad = " " * (len(str(f.span.start_line)) if snippet else 1)
                 for rel in f.related:
-                    out.append(f"{pad} = note: {f.path}:{rel.span.start_line}:{rel.span.start_col}: {rel.message}")
+                    out.append(f"{pad} = note: {rel.path or f.path}:{rel.span.start_line}:{rel.span.start_col}: {rel.message}")
                 if f.hint:
                     out.append(f"{pad} = hint: {f.hint}")
                 if f.fix:

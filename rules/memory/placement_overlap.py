@@ -135,7 +135,7 @@ is written.
                     reporter.at_site(
                         t.site,
                         f"{t.buffer.upper()} tensor {t.name} ({_span_text(t.buffer, p, bank)}) overlaps {u.name} "
-                        f"({_span_text(u.buffer, pu, bank)}, line {u.line}) on partitions {max(p.p0, pu.p0)} to "
+                        f"({_span_text(u.buffer, pu, bank)}, {ctx.model.line_ref(u.site)}) on partitions {max(p.p0, pu.p0)} to "
                         f"{min(p.p0 + int(pc), pu.p0 + int(pcu)) - 1} while {u.name} is still live",
                         hint=f"place {t.name} at byte {pu.b1} or later, or end {u.name}'s last use first",
                         kernel=kernel.name,

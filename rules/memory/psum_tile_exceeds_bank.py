@@ -266,7 +266,7 @@ per block; on trn3 keep matmul destinations within 4096 fp32 / 8192 bf16.
         reporter.at_site(
             t.site,
             f"PSUM tensor {t.name} is {nbytes} B per partition ({fmt_count(elems)} x {dtype}), more than one bank "
-            f"({bank} B on {target.name}), and {whole.label} at line {site.line if site else '?'} accesses it "
+            f"({bank} B on {target.name}), and {whole.label} at {ctx.model.line_ref(site)} accesses it "
             f"whole; a PSUM tile should fit in one bank (nl.tile_size.psum_bank_fmax = {target.psum_bank_fp32} fp32)",
             level=Level.WARNING, kernel=kernel,
             hint="access the tensor one bank-sized slice at a time, or allocate one PSUM tile per bank",

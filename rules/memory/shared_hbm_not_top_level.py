@@ -131,8 +131,7 @@ the kernel and pass it (or slices of it) to the loop body or helper.
                     where = "inside a helper function"
                 elif t.loops:
                     outer = nest_of(g).loop(t.loops[0]).site
-                    line = outer.line if outer is not None else None
-                    where = f"inside the loop at line {line}" if line else "inside a loop"
+                    where = f"inside the loop at {ctx.model.line_ref(outer)}" if outer is not None else "inside a loop"
                 else:
                     branch = _device_branch(ctx, scopes, kernel.node, site.node)
                     if branch is not None:

@@ -149,9 +149,8 @@ PSUM input, a `dst` of the same rank as `src`, a value of `dst`'s dtype.
             if message is None or key in seen:
                 continue
             seen.add(key)
-            if not model.in_this_file(ref.site):
-                message += f" (in {ref.site.file.rsplit('/', 1)[-1]}:{ref.site.line}, reached from here)"
-            out.add(node, Level.ERROR, message, hint=_HINTS[api])
+            helper = None if model.in_this_file(ref.site) else ref.site
+            out.add(node, Level.ERROR, message, hint=_HINTS[api], helper=helper)
 
 
 X4 = ("float8_e4m3fn_x4", "float8_e5m2_x4", "float4_e2m1fn_x4")

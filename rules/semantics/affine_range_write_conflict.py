@@ -204,7 +204,7 @@ each other, use `nl.sequential_range` (legacy / 0.2) or `range`.
                         iterator = loop.get("iterator") or "i"
                         reporter.at_site(
                             site,
-                            f"every iteration of `nl.affine_range` loop `{iterator}` (line {loop_site.line}) writes "
+                            f"every iteration of `nl.affine_range` loop `{iterator}` ({model.line_ref(loop_site)}) writes "
                             f"`{short_text(expr)}` of `{name}`, the same location: affine_range iterations may run in "
                             f"parallel and must write different locations"
                             + (" (err_unexpected_output_dependencies)" if model.legacy else " (NKI 0.2: a race)")

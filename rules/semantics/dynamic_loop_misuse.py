@@ -219,7 +219,7 @@ the loop.
                     op = graph.attrs(op_id)
                     if nest.inside(op_id, loop.id):
                         continue
-                    line = f" (line {loop.site.line})" if loop.site is not None else ""
+                    line = f" ({reporter.ctx.model.line_ref(loop.site)})" if loop.site is not None else ""
                     reporter.at_site(
                         op.get("site"),
                         f"tensor `{q.tensor_name(data)}` is created inside the body of the nl.fori_loop{line} and used "

@@ -145,7 +145,7 @@ path — or initialize it outside the loop.
                                        in ("zeros", "ones", "full", "zeros_like", "ones_like", "full_like")
                                        for r in refs):
                         continue
-                    problem = self._problem(refs)
+                    problem = self._problem(model, refs)
                     if problem is None:
                         continue
                     node = next(x for x in ast.walk(ret) if isinstance(x, ast.Name) and x.id == name)
@@ -162,7 +162,7 @@ path — or initialize it outside the loop.
                 if not is_mutable_annotation(model.bindings, arg.annotation) or self._escapes(ctx, fn, scope, arg.arg):
                     continue
                 refs = [r for r in exprs.param_tensors.get(id(arg), []) if r.kernel is kernel]
-                problem = self._problem(refs) if refs else "never written (not even used)"
+                problem = self._problem(model, refs) if refs else "never written (not even used)"
                 if problem is None:
                     continue
                 reporter.at(
@@ -175,7 +175,7 @@ path — or initialize it outside the loop.
                 )
 
     @staticmethod
-    def _problem(refs: list[q.NodeRef]) -> str | None:
+    def _problem(model, refs: list[q.NodeRef]) -> str | None:
         """Why the output is unwritten, or None if it is written (or unknown)."""
         all_writes = []
         for ref in refs:
@@ -199,7 +199,7 @@ path — or initialize it outside the loop.
             dead.append(ref.graph.attrs(zero))
         loop = dead[0]
         site = loop.get("site")
-        line = f" on line {site.line}" if site is not None else ""
+        line = f" on {model.line_ref(site)}" if site is not None else ""
         return f"only written inside a loop that never runs (trip count 0{line})"
 
     @staticmethod
