@@ -12,10 +12,13 @@ import sys
 import click
 
 from . import __version__
+from .commands.cached import clean_command
 from .commands.check import check
 from .commands.model import graph_command, stats_command
 from .commands.releases import releases_command
+from .commands.review import review_command
 from .commands.rules import rule_command, rules_command
+from .commands.server import server_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -27,7 +30,8 @@ def cli() -> None:
     """
 
 
-for _command in (check, rules_command, rule_command, releases_command, graph_command, stats_command):
+for _command in (check, rules_command, rule_command, releases_command, graph_command, stats_command, clean_command,
+                 server_command, review_command):
     cli.add_command(_command)
 
 

@@ -81,7 +81,7 @@ class RuleContext:
 
             assert self.source is not None
             try:
-                self._model = analyze_file(self.source, self.project, self.target, self.nki_version)
+                self._model = analyze_file(self.source, self.project, self.target, self.nki_version, self.release)
             except Exception as exc:  # a bug in the model: report once, not per rule
                 self._model_error = exc
                 raise ModelCrash(exc) from exc

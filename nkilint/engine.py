@@ -46,6 +46,18 @@ class Notification:
     detail: str | None = None  # e.g. a traceback
 
 
+@dataclass(frozen=True)
+class FileDeps:
+    """What a file's result rests on besides its own text (for the cache):
+    project files read (absolute paths), import candidates that did not
+    exist, and the file's decorated kernels (whose launch status the whole
+    tree's references decide)."""
+
+    read: tuple[str, ...] = ()
+    absent: tuple[str, ...] = ()
+    kernel_names: tuple[str, ...] = ()
+
+
 @dataclass
 class FileResult:
     path: str
@@ -55,6 +67,7 @@ class FileResult:
     lines: dict[int, str] = field(default_factory=dict)  # lines findings point at
     fingerprints: dict[int, str] = field(default_factory=dict)  # line -> hash
     text: str | None = None  # kept only when fixes may be applied
+    deps: FileDeps | None = None  # recorded only for the cache (RunOptions.track_deps)
     # The file that was analysed (None: stdin or a buffer with no file);
     # --fix writes here, never to a path derived from the display path.
     disk_path: str | None = None
@@ -68,6 +81,8 @@ class RunOptions:
     # Where the model looks for the callers of decorated kernels (the linted
     # tree and the project root); empty: each file is decided on its own.
     project_roots: tuple[str, ...] = ()
+    # Record the project files each result rests on (FileResult.deps).
+    track_deps: bool = False
 
 
 def _per_file_selectors(settings: Settings, display: str) -> list[Selector]:
@@ -145,13 +160,28 @@ class Checker:
         return self.check_text(text, item.display, str(item.path))
 
     def check_text(self, text: str, display: str, disk_path: str | None = None) -> FileResult:
+        return self.check_source(text, display, disk_path)[0]
+
+    def check_source(self, text: str, display: str, disk_path: str | None = None) -> tuple[FileResult, RuleContext | None]:
+        """``check_text``, also giving the context the rules shared (its
+        ``model`` is the file's semantic model; None when the file did not
+        parse), for callers that report on the model too (``nkilint review``)."""
+        if not (self.options.track_deps and disk_path):
+            return self._check_source(text, display, disk_path)
+        project = self.project
+        with project.recording() as log:
+            result, ctx = self._check_source(text, display, disk_path)
+        result.deps = _file_deps(project, Path(disk_path), log)
+        return result, ctx
+
+    def _check_source(self, text: str, display: str, disk_path: str | None = None) -> tuple[FileResult, RuleContext | None]:
         source = SourceFile(disk_path or display, text, display)
         if disk_path:
             self.project.register_source(Path(disk_path), source)
         try:
             source.tree  # noqa: B018 - parse now so syntax errors surface here
         except SourceError as err:
-            return self._broken(display, err, source)
+            return self._broken(display, err, source), None
         ctx = RuleContext(source, self.settings, self.target, self.settings.nki_version, self.project, None, display,
                           release=self.settings.release)
         result = FileResult(display, disk_path=disk_path)
@@ -164,7 +194,7 @@ class Checker:
         # node list and parent map the rules shared are rebuilt if needed.
         source.__dict__.pop("nodes", None)
         source.__dict__.pop("parents", None)
-        return result
+        return result, ctx
 
     def _broken(self, display: str, err: SourceError, source: SourceFile | None) -> FileResult:
         """A file that cannot be decoded or parsed: one finding, or a notification."""
@@ -288,6 +318,16 @@ class Checker:
                             hint="remove the stale code(s) from the '# noqa' comment")
                 )
         return out
+
+
+def _file_deps(project, path: Path, log) -> FileDeps:
+    deps = project.dependencies(path, log)
+    names: tuple[str, ...] = ()
+    index = project.indexes.get("kernel_calls")
+    if index is not None:
+        key = Path(os.path.realpath(path))
+        names = tuple(sorted({name for module, name in index.kernels if module == key}))
+    return FileDeps(tuple(sorted(map(str, deps.read))), tuple(sorted(map(str, deps.absent - deps.read))), names)
 
 
 def _code_prefix(code: str) -> str:

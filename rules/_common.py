@@ -55,6 +55,11 @@ class Reporter:
 def helper_site(site: Site, ctx: RuleContext) -> tuple[Span, str, str]:
     """The place in another module a finding was reached through, as a
     related location (its path as reports show it, relative to the root)."""
+    return related_site(site, display_path(site.file, ctx.settings.root))
+
+
+def related_site(site: Site, path: str) -> tuple[Span, str, str]:
+    """A related location for ``site``, shown with ``path``."""
     node = site.node
     line = getattr(node, "lineno", 1) or 1
     col = getattr(node, "col_offset", 0) + 1
@@ -63,7 +68,7 @@ def helper_site(site: Site, ctx: RuleContext) -> tuple[Span, str, str]:
     if (end_line, end_col) <= (line, col):
         end_line, end_col = line, col + 1
     return (Span(line, col, end_line, end_col), "the construct this finding is about, in a helper the call reaches",
-            display_path(site.file, ctx.settings.root))
+            path)
 
 
 def error_or_warning(always: bool) -> Level:

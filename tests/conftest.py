@@ -58,6 +58,14 @@ class CliResult:
     exception: BaseException | None = None
 
 
+@pytest.fixture(autouse=True)
+def _private_result_cache(tmp_path_factory, monkeypatch):
+    """Each test gets its own empty result cache outside its project, so no
+    test sees another's results and `check` writes nothing in the project
+    (tests of the cache itself name their directory)."""
+    monkeypatch.setenv("NKILINT_CACHE_DIR", str(tmp_path_factory.mktemp("nkilint-cache")))
+
+
 @pytest.fixture
 def project(tmp_path, monkeypatch):
     """An empty project directory that is the current directory."""

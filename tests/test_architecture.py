@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 from pathlib import Path
 
@@ -17,10 +18,7 @@ def _script():
 
 
 # Circles still to dissolve; the list may only shrink.
-KNOWN_CIRCLES: list[list[str]] = [
-    # the migration scan calls its checks lazily; goes with one file per migration rule (issue 19)
-    ["nkilint_rules._migration_behavior", "nkilint_rules._migration_checks", "nkilint_rules._migration_scan"],
-]
+KNOWN_CIRCLES: list[list[str]] = []
 
 
 def test_no_import_circles():
@@ -72,3 +70,54 @@ def test_rule_modules_stay_small():
     for path in sorted((ROOT / "rules").glob("*/*.py")):
         lines = path.read_text(encoding="utf-8").count("\n")
         assert lines <= 450, f"{path.relative_to(ROOT)} has {lines} lines (keep a rule module under about 400)"
+
+
+def _rule_modules():
+    for path in sorted((ROOT / "rules").glob("*/*.py")):
+        yield path, ast.parse(path.read_text(encoding="utf-8"))
+
+
+def test_family_modules_hold_no_visitor_and_no_module_level_cache():
+    """Rules query the model: no family module walks the tree with its own
+    NodeVisitor or keeps facts between files in a module-level cache
+    (per-file facts are analyses, dropped with the file)."""
+    for path, tree in _rule_modules():
+        where = path.relative_to(ROOT)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                bases = {ast.unparse(b) for b in node.bases}
+                assert not bases & {"ast.NodeVisitor", "NodeVisitor", "ast.NodeTransformer"}, f"{where}: {node.name}"
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                decorators = {ast.unparse(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list}
+                assert not decorators & {"lru_cache", "functools.lru_cache", "cache", "functools.cache"}, (
+                    f"{where}: {node.name} is memoised across files"
+                )
+            if isinstance(node, (ast.Global,)):
+                raise AssertionError(f"{where}: a global statement (state kept between files)")
+        for stmt in tree.body:
+            value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+            empty = isinstance(value, (ast.Dict, ast.List, ast.Set)) and not (
+                getattr(value, "keys", None) or getattr(value, "elts", None))
+            empty = empty or (isinstance(value, ast.Call) and ast.unparse(value.func) in ("dict", "list", "set", "WeakKeyDictionary", "weakref.WeakKeyDictionary"))
+            assert not empty, f"{where}:{stmt.lineno}: an empty module-level container (a cache?)"
+
+
+def test_converted_families_do_not_read_the_old_shared_fact_layers():
+    """A family package reads the model (nkilint.model) and its own private
+    modules, not the rule pack's old shared scans."""
+    old = {"_device_scan", "_flow", "_cuda_structure", "_gpu_names"}
+    for path, tree in _rule_modules():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 2:
+                names = {node.module} if node.module else {a.name for a in node.names}
+                assert not names & old, f"{path.relative_to(ROOT)} imports {names & old}"
+
+
+def test_cuda_family_is_a_package_of_its_34_rules():
+    import nkilint_rules
+    from nkilint_rules import cuda
+
+    assert [r.id for r in cuda.RULES] == [f"NKI{n}" for n in range(401, 435)]
+    assert all(r.family == "cuda" for r in cuda.RULES)
+    assert set(cuda.RULES) <= set(nkilint_rules.RULES)
+    assert not (ROOT / "rules" / "cuda.py").exists() and not (ROOT / "rules" / "_gpu_names.py").exists()

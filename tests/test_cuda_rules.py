@@ -11,8 +11,8 @@ import pytest
 
 from nkilint.findings import Level
 from nkilint.plugins import installed_rules
-from nkilint_rules import _gpu_names as gn
-from nkilint_rules._cuda_structure import residue_tokens
+from nkilint_rules.cuda import _names as gn
+from nkilint_rules.cuda.port_residue import residue_tokens
 
 from fixture_markers import lint_file
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 import pytest
 
 import nkilint_rules.memory
+import nkilint_rules.numerics
 import nkilint_rules.partition
+import nkilint_rules.pipeline
 
-FAMILIES = (nkilint_rules.partition, nkilint_rules.memory)
+FAMILIES = (nkilint_rules.partition, nkilint_rules.memory, nkilint_rules.pipeline, nkilint_rules.numerics)
 
 
 @pytest.mark.parametrize("rule", [r for family in FAMILIES for r in family.RULES], ids=lambda r: r.id)

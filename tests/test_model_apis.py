@@ -157,6 +157,48 @@ def test_scopes_derived_names_reach_a_fixed_point(tmp_path):
     assert scopes.derived(fn, {id(seed)}, rounds=1) <= {"a", "b", "c", "d"}
 
 
+def test_scopes_derived_chained_follows_every_plain_name_target(tmp_path):
+    model = model_for(tmp_path, """
+        def f(x):
+            a = b = pid
+            c, d = a, 1
+            e = c + 1
+            return e
+    """)
+    scopes = model.analysis(Scopes)
+    fn = function(model, "f")
+    seed = next(n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == "pid")
+    # single-target assignments only: `a = b = pid` and the tuple target bind nothing
+    assert scopes.derived(fn, {id(seed)}) == set()
+    # chained: both names of `a = b = pid`; a tuple target is not a plain name
+    assert scopes.derived(fn, {id(seed)}, chained=True) == {"a", "b"}
+
+
+def test_scopes_assigned_values_file_wide_and_within_a_function(tmp_path):
+    model = model_for(tmp_path, """
+        WARP = 32
+
+        def f(x):
+            WARP = 64
+            grid: object = lambda meta: (1,)
+            WARP += 1
+            return x
+
+        def g(x):
+            grid = (2,)
+            return x
+    """)
+    scopes = model.analysis(Scopes)
+    values = scopes.assigned_values("WARP")
+    assert [v.value for v in values] == [32, 64]  # augmented assignments do not count
+    f, g = function(model, "f"), function(model, "g")
+    assert [v.value for v in scopes.assigned_values("WARP", f)] == [64]
+    assert scopes.assigned_values("WARP", g) == []
+    assert [type(v).__name__ for v in scopes.assigned_values("grid")] == ["Lambda", "Tuple"]
+    assert [type(v).__name__ for v in scopes.assigned_values("grid", g)] == ["Tuple"]
+    assert scopes.assigned_values("missing") == []
+
+
 def test_scopes_loop_assigned_and_conditions_between(tmp_path):
     model = model_for(tmp_path, CURRENT)
     index = model.analysis(Scopes).file
@@ -166,6 +208,24 @@ def test_scopes_loop_assigned_and_conditions_between(tmp_path):
     tests = [ast.unparse(t) for t in index.conditions_between(tensor_tensor, loop)]
     assert tests == ["n > 2"]
 
+
+
+def test_scopes_loop_carried_names_are_read_before_they_are_bound(tmp_path):
+    model = model_for(tmp_path, """
+        def f(xs):
+            off = 0
+            total = 0
+            for x in xs:
+                y = x + off      # off: read before this iteration binds it
+                off = off + 512
+                fresh = y * 2    # bound before any read in the body
+                z = fresh + 1
+                total += z       # x += y reads x first
+                sq = [v for v in range(fresh)]  # a comprehension's own names do not count
+        """)
+    index = model.analysis(Scopes).file
+    loop = next(n for n in ast.walk(model.module.tree) if isinstance(n, ast.For))
+    assert index.loop_carried(loop) == {"off", "total"}
 
 # -- expression facts ----------------------------------------------------------------
 def test_exprs_holds_tensor_param_and_nothing(tmp_path):

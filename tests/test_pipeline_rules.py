@@ -11,13 +11,13 @@ import pytest
 
 from fixture_markers import lint_file
 from nkilint.findings import Level
+from nkilint.model import loops
 from nkilint.model.project import Project
 from nkilint.model.semantic import analyze_file
 from nkilint.plugins import installed_rules
 from nkilint.source import SourceFile
 from nkilint.targets import TARGETS
 from nkilint.versions import LATEST
-from nkilint_rules import _pipeline_loops as loops
 
 HEAD = "import nki\nimport nki.language as nl\nimport nki.isa as nisa\n\n"
 LEGACY = "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\n\n"
@@ -62,7 +62,7 @@ def mm(lhsT, rhs):
 def test_loop_indices_are_found_and_outer_indices_are_invariant_inside(tmp_path):
     model = model_of(tmp_path, MATMUL)
     graph = model.kernels[0].graph
-    lf = loops.facts(graph)
+    lf = loops.nest_of(graph)
     by_header = {lp.header(): lp for lp in lf.loops.values()}
     m, n, k = (by_header[f"for {v} in range({e})"] for v, e in
                (("m", "M // 128"), ("n", "N // 512"), ("k", "K // 128")))
@@ -71,13 +71,13 @@ def test_loop_indices_are_found_and_outer_indices_are_invariant_inside(tmp_path)
     assert n.sym is graph.attrs(n.loop_id).get("index_sym")
     assert m.sym.ident < k.sym.ident and k.watermark >= m.sym.ident
     view = next(v for v, d in graph.views() if d.get("name") == "lhsT")
-    assert lf.access_dependence(view, k) == loops.VAR
-    assert lf.access_dependence(view, m) == loops.VAR
-    assert lf.access_dependence(view, n) == loops.UNK  # k's index moves inside n
+    assert lf.access_variance(view, k) == loops.VAR
+    assert lf.access_variance(view, m) == loops.VAR
+    assert lf.access_variance(view, n) == loops.UNK  # k's index moves inside n
     op = next(o for o, d in graph.ops() if d["api"] == "nki.isa.dma_copy")
     fixed = lf.inner_indices(op, n)
     assert fixed == frozenset({k.sym})
-    assert lf.access_dependence(view, n, fixed) == loops.INV
+    assert lf.access_variance(view, n, fixed) == loops.INV
 
 
 def test_nested_loops_over_the_same_iterable_leave_the_index_unknown(tmp_path):
@@ -90,7 +90,7 @@ def test_nested_loops_over_the_same_iterable_leave_the_index_unknown(tmp_path):
                 nisa.dma_copy(dst=t, src=x[i * 128:(i + 1) * 128, j * 512:(j + 1) * 512])
     """
     graph = model_of(tmp_path, code).kernels[0].graph
-    lf = loops.facts(graph)
+    lf = loops.nest_of(graph)
     outer, inner = sorted(lf.loops.values(), key=lambda lp: len(lp.ancestors))
     # Without the model's own record the two indices cannot be told apart by
     # name: both stay unknown rather than being mixed up.
@@ -110,10 +110,10 @@ def test_a_loop_carried_variable_is_never_invariant(tmp_path):
             off = off + 512
     """
     graph = model_of(tmp_path, code).kernels[0].graph
-    lf = loops.facts(graph)
+    lf = loops.nest_of(graph)
     (loop,) = lf.loops.values()
     view = next(v for v, d in graph.views() if d.get("name") == "x")
-    assert lf.access_dependence(view, loop) != loops.INV
+    assert lf.access_variance(view, loop) != loops.INV
 
 
 def test_if_depending_on_the_iteration_makes_an_op_conditional(tmp_path):
@@ -130,10 +130,10 @@ def test_if_depending_on_the_iteration_makes_an_op_conditional(tmp_path):
     """
     model = model_of(tmp_path, code)
     graph = model.kernels[0].graph
-    lf = loops.facts(graph)
+    lf = loops.nest_of(graph)
     (loop,) = lf.loops.values()
     copies = sorted((d["site"].line, o) for o, d in graph.ops() if d["api"] == "nki.isa.dma_copy")
-    assert [loops.runs_every_iteration(model, graph.attrs(o)["site"], loop) for _, o in copies] == [False, True]
+    assert [model.analysis(loops.Loops).runs_every_iteration(graph.attrs(o)["site"], loop) for _, o in copies] == [False, True]
 
 
 # -- rule behaviour -----------------------------------------------------------------

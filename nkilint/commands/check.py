@@ -10,7 +10,7 @@ import click
 
 from ..config import ConfigError
 from ..discovery import InputFile, discover
-from ..engine import Checker, FileResult, Notification, RunOptions, check_files, project_scan_roots, tune_gc
+from ..engine import Checker, FileResult, Notification, RunOptions, project_scan_roots, tune_gc
 from ..findings import Level
 from ..plugins import PluginError
 from ..reporters import FORMATS
@@ -19,6 +19,7 @@ from ..run import Run
 from ..source import SourceError, decode_source
 from ..targets import target_names
 from ..versions import VERSION_NAMES
+from .cached import cache_options, check_through_cache
 from .common import EXAMPLE_PATH, UsageFailure, _ruleset_and_enabled, _split, build_settings
 
 @click.command()
@@ -47,6 +48,7 @@ from .common import EXAMPLE_PATH, UsageFailure, _ruleset_and_enabled, _split, bu
 @click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; write nothing.")
 @click.option("--include-suppressed", is_flag=True, help="SARIF: also write results suppressed by '# noqa'.")
 @click.option("--color/--no-color", default=None, help="Colour the text output (default: when writing to a terminal).")
+@cache_options
 def check(
     paths: tuple[str, ...],
     select,
@@ -73,6 +75,8 @@ def check(
     diff: bool,
     include_suppressed: bool,
     color: bool | None,
+    no_cache: bool,
+    cache_dir: str | None,
 ) -> None:
     """Check NKI kernels in PATHS (files or directories; '-' reads stdin)."""
     if example:
@@ -111,6 +115,7 @@ def check(
     options = RunOptions(
         want_fingerprints=output_format == "sarif", keep_text=fix or diff,
         project_roots=() if example else project_scan_roots(paths, settings),
+        track_deps=not no_cache,
     )
     checker = Checker(settings, ruleset, enabled, options)
     run = Run(settings, ruleset, enabled, cwd=Path.cwd().resolve())
@@ -124,7 +129,7 @@ def check(
         files = [InputFile(EXAMPLE_PATH, "nkilint/examples/softmax_port.py", True)]
     if "-" in paths:
         run.files.append(_check_stdin(checker, stdin_filename))
-    run.files.extend(check_files(files, checker, jobs))
+    run.files.extend(check_through_cache(files, checker, jobs, no_cache, cache_dir))
 
     # --fix / --diff: stdout carries the diff (--diff) or, for stdin, the
     # fixed source (--fix); the report then goes to stderr (or -o).

@@ -284,7 +284,8 @@ def kernel_calls(project: "Project") -> KernelCallIndex | None:
         return None
     index = project.indexes.get("kernel_calls")
     if index is None:
-        index = project.indexes["kernel_calls"] = KernelCallIndex(project, project.scan_roots, project.excludes)
+        with project.unrecorded():  # the whole tree, not this file's reads
+            index = project.indexes["kernel_calls"] = KernelCallIndex(project, project.scan_roots, project.excludes)
     return index  # type: ignore[return-value]
 
 

@@ -9,13 +9,30 @@ resolve from the tree on disk.
 from __future__ import annotations
 
 import ast
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
 from ..safefs import read_bytes_capped
 from ..source import SourceError, SourceFile, decode_source
 from .bindings import Bindings, collect_bindings
 
 MAX_MODULE_BYTES = 2 * 1024 * 1024
+
+
+@dataclass
+class ReadLog:
+    """The project files one analysis read (``read``) and the import
+    candidates it looked for and did not find (``absent``): what a cached
+    result must be re-validated against."""
+
+    read: set[Path] = field(default_factory=set)
+    absent: set[Path] = field(default_factory=set)
+
+    def update(self, other: "ReadLog") -> None:
+        self.read |= other.read
+        self.absent |= other.absent
 
 
 class ModuleInfo:
@@ -64,6 +81,10 @@ class Project:
         # Project-wide indexes built by the modules that own them, once
         # (callgraph.kernel_calls).
         self.indexes: dict[str, object] = {}
+        # Recording of the files an analysis reads (the result cache asks).
+        self._log: ReadLog | None = None
+        self._register_roots = True
+        self._static_imports: dict[Path, ReadLog] = {}
 
     # -- files ----------------------------------------------------------------
     def register_source(self, path: Path, source: SourceFile) -> None:
@@ -84,6 +105,7 @@ class Project:
                     info.env = None
                     info.env_state = "new"
             self.pure_memo.clear()
+            self._static_imports.clear()
         elif key in self._modules and self._modules[key] is not None and self._modules[key].source is not source:
             # Same text, new SourceFile: rules walk this source's tree, so the
             # model must use the same tree (node identities must match).
@@ -109,6 +131,8 @@ class Project:
             key = path.resolve()
         except OSError:
             return None
+        if self._log is not None:
+            self._log.read.add(key)
         if key in self._modules:
             return self._modules[key]
         self._modules[key] = None  # guards against cycles while parsing
@@ -125,7 +149,7 @@ class Project:
             return None
         info = ModuleInfo(key, source, tree, self)
         self._modules[key] = info
-        if register_root:
+        if register_root and self._register_roots:
             top = self._package_root(key)
             if top is not None and top not in self._roots:
                 self._roots.append(top)
@@ -148,6 +172,7 @@ class Project:
             for cand in self._candidates(base, parts):
                 if cand.is_file():
                     return self.module_at(cand)
+                self._note_absent(cand)
             return None
         if not parts:
             return None
@@ -160,9 +185,87 @@ class Project:
             for cand in self._candidates(root, parts):
                 if cand.is_file():
                     return self.module_at(cand)
+                self._note_absent(cand)
         return None
 
     def is_package_module(self, importer: ModuleInfo | None, level: int, module: str, name: str) -> ModuleInfo | None:
         """``from pkg import sub`` where ``sub`` is a submodule."""
         full = f"{module}.{name}" if module else name
         return self.find_module(importer, level, full)
+
+    # -- what an analysis read (for the result cache) ------------------------------
+    def _note_absent(self, path: Path) -> None:
+        if self._log is not None:
+            self._log.absent.add(path)
+
+    @contextmanager
+    def recording(self) -> Iterator[ReadLog]:
+        """Record every module read and every import candidate found missing
+        inside the block (nested recordings each see their own reads)."""
+        outer, log = self._log, ReadLog()
+        self._log = log
+        try:
+            yield log
+        finally:
+            self._log = outer
+            if outer is not None:
+                outer.update(log)
+
+    @contextmanager
+    def unrecorded(self) -> Iterator[None]:
+        """Reads that belong to no single file (the project-wide kernel index)."""
+        outer, self._log = self._log, None
+        try:
+            yield
+        finally:
+            self._log = outer
+
+    def dependencies(self, path: Path, log: ReadLog) -> ReadLog:
+        """Everything the analysis of ``path`` may have read: what ``log``
+        recorded plus the static import closure of those modules (module
+        values computed for an earlier file are reused without re-reading
+        their imports, so the closure is computed from the syntax). Finding
+        the closure never widens import resolution for later files."""
+        out = ReadLog(set(log.read), set(log.absent))
+        try:
+            start = path.resolve()
+        except (OSError, RuntimeError):  # RuntimeError: a symlink loop
+            return out
+        todo, seen = [start, *out.read], set()
+        while todo:
+            key = todo.pop()
+            if key in seen:
+                continue
+            seen.add(key)
+            imports = self._imports_of(key)
+            if imports is None:
+                continue
+            out.update(imports)
+            todo.extend(imports.read - seen)
+        out.read.discard(start)
+        return out
+
+    def _imports_of(self, key: Path) -> ReadLog | None:
+        cached = self._static_imports.get(key)
+        if cached is not None:
+            return cached
+        registering, self._register_roots = self._register_roots, False
+        outer, self._log = self._log, ReadLog()
+        try:
+            info = self._modules[key] if key in self._modules else self.module_at(key, register_root=False)
+            if info is None:
+                return None
+            for node in ast.walk(info.tree):
+                if isinstance(node, ast.Import):
+                    for alias in node.names:
+                        self.find_module(info, 0, alias.name)
+                elif isinstance(node, ast.ImportFrom):
+                    self.find_module(info, node.level, node.module or "")
+                    for alias in node.names:
+                        if alias.name != "*":
+                            self.is_package_module(info, node.level, node.module or "", alias.name)
+            log = self._log
+        finally:
+            self._log, self._register_roots = outer, registering
+        self._static_imports[key] = log
+        return log

@@ -254,6 +254,7 @@ class SyntaxIndex:
         self._loop_assigned: dict[int, frozenset] = {}
         self._loop_dependents: dict[int, frozenset] = {}
         self._functions: list[ast.AST] | None = None
+        self._values: dict[str, list[tuple[ast.AST, ast.AST]]] | None = None
 
     # -- structure -------------------------------------------------------------
     @property
@@ -378,26 +379,54 @@ class SyntaxIndex:
             d.kind in VALUE_KINDS and d.value is not None and self._always(owner.fn, d.value, pred, seen) for d in defs
         )
 
-    def derived(self, fn: ast.AST, seed_nodes: set[int], seed_names: Iterable[str] = (), rounds: int | None = None) -> set[str]:
+    def derived(self, fn: ast.AST, seed_nodes: set[int], seed_names: Iterable[str] = (), rounds: int | None = None,
+                chained: bool = False) -> set[str]:
         """Names of ``fn`` (its whole body, nested functions included) that a
         single-name assignment binds to an expression mentioning a seed node
         (by id) or an already derived name. ``rounds`` bounds the passes over
-        the assignments (None: until nothing changes)."""
+        the assignments (None: until nothing changes); ``chained`` also
+        follows ``a = b = expr`` and ``a, b = expr`` (every plain-name
+        target of an assignment whose value mentions a seed)."""
         names = set(seed_names)
-        assigns = [
-            n for n in self.subtree(fn)
-            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
-        ]
+        if chained:
+            assigns = [n for n in self.subtree(fn) if isinstance(n, ast.Assign)]
+        else:
+            assigns = [
+                n for n in self.subtree(fn)
+                if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+            ]
         done = 0
         while rounds is None or done < rounds:
             done += 1
             before = len(names)
             for node in assigns:
                 if mentions_any(node.value, seed_nodes, names):
-                    names.add(node.targets[0].id)
+                    names.update(t.id for t in node.targets if isinstance(t, ast.Name))
             if rounds is None and len(names) == before:
                 break
         return names
+
+    # -- name uses -------------------------------------------------------------
+    def assigned_values(self, name: str, within: ast.AST | None = None) -> list[ast.AST]:
+        """The values that ``name = v`` / ``name: T = v`` statements bind to
+        the plain name anywhere in ``within`` (the whole module when None,
+        nested functions included), in ``ast.walk`` order. Flow- and
+        scope-insensitive: the syntactic question "what is this name ever
+        set to", answered from an index built once per module."""
+        if self._values is None:
+            index: dict[str, list[tuple[ast.AST, ast.AST]]] = {}
+            for node in self.nodes:
+                if isinstance(node, ast.Assign):
+                    for t in node.targets:
+                        if isinstance(t, ast.Name):
+                            index.setdefault(t.id, []).append((node, node.value))
+                elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
+                    index.setdefault(node.target.id, []).append((node, node.value))
+            self._values = index
+        found = self._values.get(name, ())
+        if within is None or within is self.tree:
+            return [value for _, value in found]
+        return [value for stmt, value in found if self.is_inside(stmt, within)]
 
     # -- names a block assigns ------------------------------------------------------
     def assigned(self, node: ast.AST) -> frozenset:
@@ -506,6 +535,48 @@ class SyntaxIndex:
         return hit
 
 
+    def loop_carried(self, loop: ast.AST) -> frozenset:
+        """Names the body of a loop reads before it binds them, in source
+        order: values carried from one iteration into the next. A statement
+        reads its own expressions before it stores its targets, and
+        ``x += y`` reads ``x`` first; nested scopes are not looked into."""
+        stored: dict[str, tuple[int, int, int]] = {}
+        loaded: dict[str, tuple[int, int, int]] = {}
+        for sub in self.block_nodes(list(getattr(loop, "body", ()))):
+            if isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
+                where = (sub.lineno, sub.col_offset, 0)
+                if sub.target.id not in loaded or where < loaded[sub.target.id]:
+                    loaded[sub.target.id] = where
+            if isinstance(sub, ast.stmt):
+                for name in _own_names(sub):
+                    store = isinstance(name.ctx, ast.Store)
+                    where = (sub.lineno, sub.col_offset, 1 if store else 0)
+                    table = stored if store else loaded
+                    if name.id not in table or where < table[name.id]:
+                        table[name.id] = where
+        return frozenset(name for name, first_store in stored.items()
+                         if name in loaded and loaded[name] < first_store)
+
+
+def _own_names(stmt: ast.stmt) -> Iterator[ast.Name]:
+    """Names in a statement's own expressions (not in nested statements,
+    comprehensions or lambdas, which have their own scope)."""
+    stack = []
+    for _, value in ast.iter_fields(stmt):
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if isinstance(item, ast.AST) and not isinstance(item, ast.stmt):
+                stack.append(item)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Name):
+            yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, ast.stmt):
+                stack.append(child)
+
 def mentions_any(expr: ast.AST, nodes: set[int], names: set[str]) -> bool:
     """``expr`` contains one of the nodes (by id) or mentions one of the names."""
     for n in ast.walk(expr):
@@ -578,8 +649,12 @@ class Scopes(Analysis):
     def always(self, fn: ast.AST, expr: ast.AST, pred: Callable[[ast.AST], bool]) -> bool:
         return self.file.always(fn, expr, pred)
 
-    def derived(self, fn: ast.AST, seed_nodes: set[int], seed_names: Iterable[str] = (), rounds: int | None = None) -> set[str]:
-        return self.file.derived(fn, seed_nodes, seed_names, rounds)
+    def derived(self, fn: ast.AST, seed_nodes: set[int], seed_names: Iterable[str] = (), rounds: int | None = None,
+                chained: bool = False) -> set[str]:
+        return self.file.derived(fn, seed_nodes, seed_names, rounds, chained)
+
+    def assigned_values(self, name: str, within: ast.AST | None = None) -> list[ast.AST]:
+        return self.file.assigned_values(name, within)
 
 
 __all__ = [

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 from ..findings import Span
 from ..paths import display_path
@@ -89,6 +89,9 @@ class FileModel:
     kernels: list[Kernel] = field(default_factory=list)
     stats: InterpStats = field(default_factory=InterpStats)
     device_function_ids: set[int] = field(default_factory=set)
+    # The target Neuron SDK release (nkilint.releases.Release); None: the
+    # newest release of ``version``.
+    release: Any = None
     _analyses: AnalysisCache = field(default_factory=AnalysisCache, repr=False, compare=False)
 
     def analysis(self, cls: type[A]) -> A:
@@ -240,12 +243,13 @@ def module_for(source: SourceFile, project: Project) -> ModuleInfo:
     return info
 
 
-def analyze_file(source: SourceFile, project: Project | None, target: Target, version: NkiVersion) -> FileModel:
+def analyze_file(source: SourceFile, project: Project | None, target: Target, version: NkiVersion,
+                 release: Any = None) -> FileModel:
     project = project or default_project(source)
     module = module_for(source, project)
     bindings = module.bindings
     dialect = bindings.dialect
-    model = FileModel(source, module, bindings, dialect, version, target)
+    model = FileModel(source, module, bindings, dialect, version, target, release=release)
     legacy = model.legacy
     candidates = find_kernels(module.tree, bindings, module.source.text, module.source.nodes)
     visited: set[int] = set()

@@ -17,6 +17,48 @@ from typing import Any
 
 INF = math.inf
 
+# The largest integer the model folds exactly, in bits (about 10**301). Past
+# it a value is an unknown integer: ``x = x * x`` twenty times or
+# ``(10 ** 256) ** 256`` would otherwise take minutes and gigabytes, and an
+# integer this size still converts to a float (the interval bounds mix ints
+# with infinities). No tile shape, address or loop bound comes near it.
+MAX_INT_BITS = 1000
+
+
+def int_bits(x: object) -> int:
+    """Bits of an integer (or of a finite float's integer part); 0 otherwise."""
+    if isinstance(x, bool):
+        return 1
+    if isinstance(x, int):
+        return x.bit_length()
+    if isinstance(x, float) and math.isfinite(x):
+        return int(abs(x)).bit_length()
+    return 0
+
+
+def folded_bits(op: type, a: object, b: object) -> int:
+    """An upper bound on the bits of ``a op b`` for Python integers, computed
+    without doing the operation (0 for floats: float arithmetic is bounded
+    in time, overflows to inf or raises OverflowError)."""
+    if isinstance(a, float) or isinstance(b, float):
+        return 0
+    ba, bb = int_bits(a), int_bits(b)
+    if op is ast.Mult:
+        return ba + bb
+    if op is ast.Pow:
+        if isinstance(a, int) and isinstance(b, int) and not isinstance(b, bool) and b > 1:
+            if b >= 1 << 32:
+                return MAX_INT_BITS + 1
+            return int(b * math.log2(abs(a))) + 1 if abs(a) > 1 else 1
+        return ba  # a negative power is a float; 0 and 1 do not grow
+    if op is ast.LShift:
+        return ba + (int(b) if isinstance(b, int) and 0 <= b < 1 << 32 else MAX_INT_BITS + 1)
+    return max(ba, bb) + 1
+
+
+def too_big_to_fold(op: type, a: object, b: object) -> bool:
+    return folded_bits(op, a, b) > MAX_INT_BITS
+
 
 class Value:
     """Base of all abstract values."""
@@ -443,6 +485,10 @@ def _mul(a: float, b: float) -> float:
 
 def int_binop(op: type, a: Value, b: Value, label: str | None = None) -> Value:
     """Interval arithmetic for + - * // % ** on integer abstract values."""
+    if _value_bits(a) > MAX_INT_BITS or _value_bits(b) > MAX_INT_BITS or too_big_to_fold(
+        op, _largest(a), _largest(b)
+    ):
+        return Int(sym=Sym(label or "value"), label=label, reason=f"an integer over {MAX_INT_BITS} bits (not folded)")
     ba, bb = int_bounds(a), int_bounds(b)
     if ba is None or bb is None:
         if (ba is not None or isinstance(a, Unknown)) and (bb is not None or isinstance(b, Unknown)):
@@ -528,6 +574,36 @@ def int_binop(op: type, a: Value, b: Value, label: str | None = None) -> Value:
             return Const(r, label=label) if r is not None else Int(label=label)
         return Int(label=label)
     return Unknown("unsupported operator", label=label)
+
+
+def _numbers_of(v: Value) -> list[object]:
+    """The exact numbers an integer value carries (bounds, affine offset and
+    coefficients)."""
+    if isinstance(v, Const):
+        return [v.value]
+    if isinstance(v, Int):
+        out: list[object] = [v.lo, v.hi, v.offset]
+        if v.sym is not None:
+            out += [v.sym.lo, v.sym.hi]
+        for sym, coeff in v.terms or ():
+            out += [coeff, sym.lo, sym.hi]
+        return out
+    if isinstance(v, ParDimV):
+        return _numbers_of(v.size)
+    return []
+
+
+def _value_bits(v: Value) -> int:
+    return max((int_bits(x) for x in _numbers_of(v)), default=0)
+
+
+def _largest(v: Value) -> object:
+    """The number of largest magnitude ``v`` carries (for the size estimate)."""
+    best: object = 0
+    for x in _numbers_of(v):
+        if int_bits(x) > int_bits(best):
+            best = x
+    return best
 
 
 def join(a: Value, b: Value) -> Value:

@@ -65,6 +65,8 @@ from ..values import (
     int_bounds,
     join,
     make_int,
+    MAX_INT_BITS,
+    int_bits,
     truth,
 )
 
@@ -101,6 +103,8 @@ class ExpressionsMixin:
         return method(self, node, frame)
 
     def _ev_Constant(self, node: ast.Constant, frame: Frame) -> Value:
+        if isinstance(node.value, int) and int_bits(node.value) > MAX_INT_BITS:
+            return Int(sym=Sym("value"), reason=f"an integer literal over {MAX_INT_BITS} bits (not folded)")
         return Const(node.value, label=None)
 
     def _ev_Name(self, node: ast.Name, frame: Frame) -> Value:

@@ -32,6 +32,7 @@ from ..values import (
     int_bounds,
     join,
     make_int,
+    too_big_to_fold,
 )
 
 
@@ -444,6 +445,8 @@ def _contains(container: Value, item: Value) -> bool | None:
 def _py_binop(op: ast.operator, a: Any, b: Any) -> Any:
     if not all(isinstance(x, (int, float, str, bool)) or x is None for x in (a, b)):
         return _NOPE
+    if not isinstance(a, str) and not isinstance(b, str) and too_big_to_fold(type(op), a, b):
+        return _NOPE  # int_binop makes it an unknown integer
     try:
         if isinstance(op, ast.Add):
             if isinstance(a, str) and isinstance(b, str) and len(a) + len(b) > 4096:

@@ -1,0 +1,231 @@
+"""The name-use index the migration rules share (a per-file analysis).
+
+Every migration rule asks the same questions of a file: which NKI names it
+uses, in which API generation, inside device code or not, under which
+function; which kernels the host launches. The index answers them from one
+pass over the syntax tree, and each rule runs its own detection over it.
+
+Levels follow the target version (``model.version``): a construct the
+target deprecates is a warning; one it removed or rejects is an error. In a
+file that still imports the legacy ``neuronxcc.nki`` namespace, constructs
+are reported as the port list: warnings while the target (0.2, 0.3) still
+compiles legacy kernels, errors from 0.4, where legacy code inside kernels is
+a compile error (only inside device code; host code stays a warning).
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from nkilint.context import RuleContext
+from nkilint.findings import Level, Span
+from nkilint.model.analysis import Analysis
+from nkilint.model.bindings import Gen, Qual
+from nkilint.model.kernels import ROOT_DECORATORS, module_aliases, resolve_decorator
+from nkilint.versions import V0_1, V0_2, V0_4, NkiVersion
+
+
+FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def applies(ctx: RuleContext) -> bool:
+    """Whether the file can hold anything a migration rule reports: it names
+    NKI and imports an NKI namespace (or star-imports a module). Checked on
+    the bindings alone, so host-only files never build a kernel model."""
+    if ctx.source is None or "nki" not in ctx.source.text:
+        return False
+    bindings = ctx.bindings
+    return bindings.dialect.value != "none" or bool(bindings.star_modules)
+
+
+@dataclass(frozen=True)
+class NameUse:
+    """A load of a whole dotted NKI name (``nl.arange``, not ``nl``)."""
+
+    node: ast.AST
+    qual: Qual
+    in_body: bool  # inside some function body
+
+
+class NameIndex(Analysis):
+    """The syntax facts of one file that the migration rules read."""
+
+    def __init__(self, model) -> None:
+        super().__init__(model)
+        self.source = model.source
+        self.tree = model.module.tree
+        self.bindings = model.bindings
+        self.version: NkiVersion = model.version
+        self.parents: dict[int, ast.AST] = {}
+        self.body_func: dict[int, ast.AST | None] = {}
+        self.nodes: list[ast.AST] = []
+        self._walk()
+        self.calls = [n for n in self.nodes if isinstance(n, ast.Call)]
+        self.uses: list[NameUse] = []
+        self.loads: dict[str, list[ast.Name]] = {}
+        self.assigned: set[str] = set()
+        for node in self.nodes:
+            if isinstance(node, ast.Name):
+                if isinstance(node.ctx, ast.Load):
+                    self.loads.setdefault(node.id, []).append(node)
+                else:
+                    self.assigned.add(node.id)
+            elif isinstance(node, FUNCS + (ast.ClassDef,)):
+                self.assigned.add(node.name)
+            elif isinstance(node, ast.arg):
+                self.assigned.add(node.arg)
+            if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
+                parent = self.parents.get(id(node))
+                if isinstance(parent, ast.Attribute) and parent.value is node:
+                    continue  # not the whole dotted name
+                qual = self.bindings.resolve(node)
+                if qual is not None and qual.is_nki:
+                    self.uses.append(NameUse(node, qual, self.function_of(node) is not None))
+        self.range_shadowed = "range" in self.assigned or "range" in self.bindings.names
+        self.roots: dict[ast.AST, Gen] = self._root_kernels()
+
+    # -- the pass -----------------------------------------------------------
+    def _walk(self) -> None:
+        """Parents and the function whose body holds each node (decorators,
+        defaults and annotations belong to the enclosing scope). One pass; the
+        loop avoids ast.iter_child_nodes' generator overhead (big files)."""
+        parents, body_func, nodes = self.parents, self.body_func, self.nodes
+        scoped = FUNCS + (ast.Lambda,)
+        AST = ast.AST
+        stack: list[tuple[ast.AST, ast.AST | None]] = [(self.tree, None)]
+        pop, push = stack.pop, stack.append
+        while stack:
+            node, fn = pop()
+            nodes.append(node)
+            body_ids: set[int] = set()
+            if isinstance(node, scoped):
+                body = node.body if isinstance(node.body, list) else [node.body]
+                body_ids = {id(b) for b in body}
+            for name in node._fields:
+                value = getattr(node, name, None)
+                if isinstance(value, list):
+                    for child in value:
+                        if isinstance(child, AST):
+                            child_fn = node if id(child) in body_ids else fn
+                            parents[id(child)] = node
+                            body_func[id(child)] = child_fn
+                            push((child, child_fn))
+                elif isinstance(value, AST):
+                    child_fn = node if id(value) in body_ids else fn
+                    parents[id(value)] = node
+                    body_func[id(value)] = child_fn
+                    push((value, child_fn))
+
+    # -- text ---------------------------------------------------------------
+    def text(self, node: ast.AST) -> str:
+        return self.source.text_of(self.source.span_of(node))
+
+    def span(self, node: ast.AST) -> Span:
+        return self.source.span_of(node)
+
+    # -- structure ------------------------------------------------------------
+    def function_of(self, node: ast.AST) -> ast.AST | None:
+        """The innermost function whose body contains ``node``."""
+        return self.body_func.get(id(node))
+
+    def call_of(self, node: ast.AST) -> ast.Call | None:
+        """The call whose callee is ``node``."""
+        parent = self.parents.get(id(node))
+        if isinstance(parent, ast.Call) and parent.func is node:
+            return parent
+        return None
+
+    def in_device(self, node: ast.AST) -> bool:
+        """Whether ``node`` is device code: inside the body of a kernel or of
+        a helper a kernel reaches, or in the decorators of a kernel."""
+        fn = self.function_of(node)
+        model = self.model
+        while fn is not None:
+            if isinstance(fn, FUNCS) and model.is_device_function(fn):
+                return True
+            fn = self.function_of(fn)
+        cur: ast.AST | None = node
+        while cur is not None:
+            parent = self.parents.get(id(cur))
+            if isinstance(parent, FUNCS) and any(d is cur for d in parent.decorator_list):
+                return model.is_device_function(parent)
+            cur = parent
+        return False
+
+    def file_gen(self) -> Gen:
+        return Gen.LEGACY if self.bindings.dialect.value == "legacy" else Gen.CURRENT
+
+    def alias_of(self, module: str) -> str | None:
+        """A local name bound to ``module`` (e.g. ``nl`` for nki.language)
+        in the file's own generation (current preferred)."""
+        best = None
+        for rec in self.bindings.records:
+            if rec.qual.name == module and rec.local != "*" and rec.node is not None:
+                if isinstance(rec.node, ast.Import) and not any(a.asname for a in rec.node.names) and "." in rec.module:
+                    continue  # `import nki.language` binds `nki`, not an alias
+                if best is None or rec.qual.gen is Gen.CURRENT:
+                    best = rec.local
+        return best
+
+    # -- levels -------------------------------------------------------------------
+    def is_legacy_port(self, gen: Gen) -> bool:
+        return gen is Gen.LEGACY and self.version >= V0_2
+
+    def level(self, gen: Gen, node: ast.AST, deprecated: bool = False, device: bool | None = None) -> Level:
+        """Deprecated: a warning. Rejected by the target: an error, except in
+        legacy code, where it is a warning until the target rejects legacy
+        code inside kernels (0.4), and in legacy host code. ``device``
+        overrides the device-code test (kernel signatures, imports used in
+        kernels)."""
+        if deprecated:
+            return Level.WARNING
+        if self.is_legacy_port(gen):
+            in_device = self.in_device(node) if device is None else device
+            return Level.ERROR if self.version >= V0_4 and in_device else Level.WARNING
+        return Level.ERROR
+
+    def port_note(self, gen: Gen) -> str:
+        if not self.is_legacy_port(gen):
+            return ""
+        if self.version >= V0_4:
+            return f"; this legacy neuronxcc.nki code must be ported: NKI {self.version} rejects the legacy namespace inside kernels"
+        return f"; legacy neuronxcc.nki code still compiles with NKI {self.version}, but must be ported before NKI 0.4"
+
+    def lookup_version(self, gen: Gen) -> NkiVersion:
+        """The version whose API a name is checked against: the target, or
+        the legacy API (0.1) for legacy code when the target is 0.1."""
+        if gen is Gen.LEGACY and self.version < V0_2:
+            return V0_1
+        return self.version
+
+    # -- kernels --------------------------------------------------------------------
+    def _root_kernels(self) -> dict[ast.AST, Gen]:
+        """Decorated kernels of this file that are launched from the host: a
+        decorated function that another function of the file calls is a
+        sub-kernel (its signature and return values are not the kernel's
+        interface)."""
+        aliases = module_aliases(self.tree, self.bindings)
+        called_in_functions = {
+            n.func.id for n in self.calls if isinstance(n.func, ast.Name) and self.function_of(n) is not None
+        }
+        out: dict[ast.AST, Gen] = {}
+        for node in self.nodes:
+            if not isinstance(node, FUNCS):
+                continue
+            for deco in node.decorator_list:
+                name = resolve_decorator(deco, self.bindings, aliases)
+                if name in ROOT_DECORATORS:
+                    if node.name in called_in_functions and self._called_from_device(node.name):
+                        break
+                    target = deco.func if isinstance(deco, ast.Call) else deco
+                    qual = self.bindings.resolve(target)
+                    out[node] = qual.gen if qual is not None and qual.is_nki else self.file_gen()
+                    break
+        return out
+
+    def _called_from_device(self, name: str) -> bool:
+        for n in self.loads.get(name, ()):
+            call = self.parents.get(id(n))
+            if isinstance(call, ast.Call) and call.func is n and self.in_device(call):
+                return True
+        return False

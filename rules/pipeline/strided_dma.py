@@ -1,0 +1,193 @@
+"""NKI307 strided-dma: DMAs whose HBM side reads short, scattered runs."""
+
+from __future__ import annotations
+
+import ast
+
+from nkilint.context import RuleContext
+from nkilint.findings import Level
+from nkilint.model.loops import nest_of
+from nkilint.model.values import TupleV, int_binop
+from nkilint.rule import Rule, invalid, valid
+
+from . import _dma as dma
+from ._ops import slice_step_over_one
+from ._report import OncePerSite, operand_text
+from ._reuse import indirect, repeating_loop
+
+
+class StridedDma(Rule):
+    id = "NKI307"
+    name = "strided-dma"
+    family = "pipeline"
+    level = Level.WARNING
+    summary = "A DMA reads or writes HBM with a strided innermost dimension (element-sized contiguous runs)"
+    explanation = """
+A DMA whose HBM side does not move contiguous runs: the innermost index is
+fixed while an outer dimension is sliced (`x[0:128, 0:64, j]`), the
+innermost dimension is stepped (`x[:, ::2]`), or an access pattern
+(`.ap()`) has an innermost stride other than 1. One-off transfers of fewer
+than 64 elements per partition (a small vector read as a column) are left
+out; repeated or larger ones are reported.
+
+**Why on Trainium:** HBM is linear and a DMA moves contiguous runs: each SBUF
+partition is a separate destination region, and "if the tensor data slice
+within each SBUF partition is not contiguous in the F dimension, more DMA
+buffers will need to be unrolled along the F dim" (architecture guide, data
+movement between HBM and SBUF). Such an access turns every element into its own
+descriptor: runs of 2-4 bytes, far below the 256 B per partition where DMAs are
+already severely overhead-bound. "HBM is always more performant when accessed
+sequentially" (indexing overview).
+
+**Fix:** load contiguous rows (make the innermost HBM dimension the
+innermost dimension of the transfer) and rearrange on chip, where strided
+free-dimension access patterns are cheap (a `tensor_copy` with a strided
+view, or a TensorE transpose); or change the HBM layout of the input.
+"""
+    references = (
+        "aws-neuron-sdk nki/guides/architecture/trainium_inferentia2_arch.rst (Data movement between HBM and SBUF)",
+        "aws-neuron-sdk nki/get-started/about/indexing-overview.rst (sequential HBM access)",
+        "aws-neuron-sdk nki/deep-dives/nki-dma-bandwidth-guide.rst (< 256 B per partition)",
+    )
+    examples = (
+        invalid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def pick_channel(x):
+                B, S, C = x.shape
+                out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+                t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.dma_copy(dst=t, src=x[0:128, 0:512, 3])
+                nisa.dma_copy(dst=out, src=t)
+                return out
+            """,
+            lines=[10],
+            title="current API: the innermost HBM dimension is fixed",
+        ),
+        invalid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def load_transposed(x):
+                out = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.shared_hbm)
+                t = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.sbuf)
+                nisa.dma_copy(dst=t, src=x.ap([[1, 128], [128, 512]], offset=0))
+                nisa.dma_copy(dst=out, src=t)
+                return out
+            """,
+            lines=[9],
+            title="current API: an access pattern with innermost stride 128",
+        ),
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def even_columns(x):
+                R, C = x.shape
+                out = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.shared_hbm)
+                t = nl.load(x[0:128, 0:512:2])
+                nl.store(out, value=t)
+                return out
+            """,
+            lines=[8],
+            title="legacy API: a stepped innermost slice",
+        ),
+        valid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def pick_channel(x):
+                B, S, C = x.shape
+                out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+                t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.dma_copy(dst=t, src=x[3, 0:128, 0:512])
+                nisa.dma_copy(dst=out, src=t)
+                return out
+            """,
+            title="contiguous rows",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        model = ctx.model
+        reporter = OncePerSite(ctx)
+        for kernel in model.kernels:
+            graph = kernel.graph
+            for t in dma.transfers(graph):
+                if t.direction not in ("load", "store") or t.kind == "transpose":
+                    continue
+                hbm = t.hbm
+                if indirect(graph, hbm.node_id):
+                    continue
+                why = _strided(graph, hbm)
+                if why is None:
+                    continue
+                # A one-off gather of a few elements (a small vector loaded as
+                # a column) costs little: report repeated or large transfers.
+                elems = dma.free_elements(t.onchip) if t.onchip is not None else None
+                few = elems is None or (dma.int_bounds(elems) or (0, 0))[0] < 64
+                if few and repeating_loop(ctx.model, graph, nest_of(graph), t.op_id) is None:
+                    continue
+                direction = "reads" if t.direction == "load" else "writes"
+                reporter.at_site(
+                    graph.attrs(t.op_id).get("site"),
+                    f"DMA {direction} {operand_text(graph, hbm.node_id)} with {why}: every element is its own "
+                    f"contiguous run ({dma.itemsize(hbm.dtype) or '2-4'} B), far below the 256 B per partition "
+                    f"where DMAs are already severely overhead-bound",
+                    hint="move contiguous rows (innermost HBM dimension innermost in the transfer) and rearrange "
+                         "on chip with a strided tensor_copy or a TensorE transpose",
+                    kernel=kernel.name,
+                )
+
+
+def _strided(graph, hbm: dma.Side) -> str | None:
+    """Why the HBM side of a transfer has a strided innermost dimension."""
+    data = graph.attrs(hbm.node_id)
+    ap = data.get("ap_v")
+    if ap is not None:
+        pattern = ap.get("pattern")
+        if not isinstance(pattern, TupleV) or len(pattern.items) < 2:
+            return None
+        last = pattern.items[-1]
+        if not isinstance(last, TupleV) or len(last.items) != 2:
+            return None
+        stride, count = last.items
+        lo_s = dma.int_bounds(stride)
+        lo_c = dma.int_bounds(count)
+        if lo_s is None or lo_c is None or lo_s[0] < 2 or lo_c[0] < 2:
+            return None
+        return f"an access pattern whose innermost stride is {dma.exact(stride) or 'at least ' + str(int(lo_s[0]))} elements"
+    items = dma.hbm_items(graph, hbm)
+    base = graph.attrs(hbm.base_id)
+    shape = base.get("shape_v")
+    if not items or shape is None or len(items) != len(shape):
+        return None
+    last = items[-1]
+    outer_sliced = [i for i, it in enumerate(items[:-1]) if not dma.is_integer_index(it)
+                    and (dma.int_bounds(dma.item_extent(it, shape[i]) or dma.Const(0)) or (0, 0))[0] >= 2]
+    if slice_step_over_one(last):
+        step = dma.exact(last.step)
+        start = dma.item_start(last)
+        stop = shape[-1] if isinstance(last.stop, dma.Const) and last.stop.value is None else last.stop
+        span = dma.int_bounds(int_binop(ast.Sub, stop, start)) if start is not None else None
+        if step and span is not None and span[0] > step:  # at least two elements picked
+            return f"a stepped innermost slice (step {step})"
+    if dma.is_integer_index(last) and outer_sliced:
+        dim = dma.int_bounds(shape[-1])
+        index = dma.int_bounds(last)
+        # The dimension has at least two elements (an in-bounds index >= 1 implies it).
+        if (dim is not None and dim[0] >= 2) or (index is not None and index[0] >= 1):
+            return "the innermost dimension fixed by an integer index while an outer dimension is sliced"
+    return None
