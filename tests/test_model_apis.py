@@ -227,6 +227,45 @@ def test_scopes_loop_carried_names_are_read_before_they_are_bound(tmp_path):
     loop = next(n for n in ast.walk(model.module.tree) if isinstance(n, ast.For))
     assert index.loop_carried(loop) == {"off", "total"}
 
+
+SOFTMAX_SUMS = """
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+@nki.jit
+def k(x, eps):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.load(x[0:128, 0:512])
+    m = nl.max(t, axis=1)
+    e = nl.exp(t - m)
+    s = nl.sum(e, axis=1)
+    p = nl.divide(e, s)
+    raw = nl.sum(nl.exp(t), axis=1)
+    shifted = nl.add(p, eps)
+    nl.store(out, value=nl.log(s) + nl.log(p) + nl.log(raw) + shifted)
+    return out
+"""
+
+
+def test_dataflow_softmax_sums_and_added_scalars(tmp_path):
+    model = model_for(tmp_path, SOFTMAX_SUMS)
+    graph = model.kernels[0].graph
+    by_line = {}
+    for op, data in graph.ops():
+        by_line.setdefault((data["site"].line, dataflow.short(data["api"])), op)
+    exps = {line: op for (line, s), op in by_line.items() if s == "exp"}
+    assert dataflow.max_subtracted(graph, exps[10]) is True
+    assert dataflow.max_subtracted(graph, exps[13]) is False
+    # The logs' inputs: a sum of exp(x - max) is >= 1; a probability (a
+    # division among its producers) or a sum of unshifted exps is not.
+    logs = sorted((op for op, data in graph.ops() if dataflow.short(data["api"]) == "log"), key=graph.seq)
+    inputs = [next(n for _, n in dataflow.reads(graph, op)) for op in logs]
+    assert [dataflow.sum_of_max_subtracted_exps(graph, n) for n in inputs] == [True, False, False]
+    (add,) = [op for (line, s), op in by_line.items() if s == "add" and line == 14]
+    (eps,) = dataflow.added_scalars(graph, add)
+    assert "eps" in str(eps)
+    assert dataflow.added_scalars(graph, by_line[(12, "divide")]) == []
+
 # -- expression facts ----------------------------------------------------------------
 def test_exprs_holds_tensor_param_and_nothing(tmp_path):
     model = model_for(tmp_path, CURRENT)

@@ -139,7 +139,7 @@ def test_if_depending_on_the_iteration_makes_an_op_conditional(tmp_path):
 # -- rule behaviour -----------------------------------------------------------------
 def test_every_pipeline_rule_is_a_warning_or_note():
     rules = [r for r in installed_rules() if r.id.startswith("NKI3")]
-    assert len(rules) == 11
+    assert len(rules) == 12
     assert all(r.level in (Level.WARNING, Level.NOTE) and r.family == "pipeline" for r in rules)
 
 

@@ -300,9 +300,85 @@ def const_number(value: Value | None) -> float | None:
     return None
 
 
+# -- guards a numerics rule looks for ---------------------------------------------------
+def exp_input(graph: KernelGraph, op: str) -> list[str]:
+    """The data operand(s) of an exp (the first read when no data parameter is named)."""
+    ins = [n for p, n in reads(graph, op) if p in ("data", "x", "src", "arg0", "data1")]
+    return ins or [n for _, n in reads(graph, op)][:1]
+
+
+def max_subtracted(graph: KernelGraph, exp_op: str) -> bool:
+    """An exp whose input has its maximum subtracted: a tensor bias (``bias=-max``)
+    or an explicit ``max_value``, or a max reduction (or a softmax) among the
+    producers of its input. Every term is then at most 1, and the maximum's
+    own term is exp(0) = 1."""
+    params = graph.attrs(exp_op).get("params_v") or {}
+    if isinstance(params.get("bias"), TensorV) or isinstance(params.get("max_value"), TensorV):
+        return True
+    if const_number(params.get("max_value")) is not None:
+        return True
+    for src in exp_input(graph, exp_op):
+        for p in producers(graph, src, depth=6):
+            pdata = graph.attrs(p)
+            if is_max_reduction(pdata) or short(pdata.get("api")) in ("softmax", "log_softmax", "logsumexp"):
+                return True
+    return False
+
+
+def sum_of_max_subtracted_exps(graph: KernelGraph, node_id: str, depth: int = 4) -> bool:
+    """The value is a sum of exp(x - max(x)) terms, so at least 1 by
+    construction (the maximum's own term is exp(0) = 1): a softmax
+    denominator, also when kept as an online running sum (rescaled by
+    exp(m_old - m_new) and accumulated tile by tile). A division or
+    reciprocal among its producers (a probability, not a sum) says no."""
+    found = False
+    for p in producers(graph, node_id, depth=depth):
+        pdata = graph.attrs(p)
+        if is_division(pdata):
+            return False
+        if not is_sum_reduction(pdata) or found:
+            continue
+        if is_exp(pdata) and max_subtracted(graph, p):
+            found = True  # a fused exp with a sum (reduce_res)
+            continue
+        for _, n in reads(graph, p):
+            if any(is_exp(graph.attrs(w)) and max_subtracted(graph, w) for w in writers(graph, n)):
+                found = True
+                break
+    return found
+
+
+def added_scalars(graph: KernelGraph, op: str) -> list[Value]:
+    """The scalar (non-tensor) values an op adds to its data: the operand of
+    an ALU stage whose function is ``add`` (``tensor_scalar(op0=nl.add,
+    operand0=eps)``), an activation's scalar ``bias``, the scalar argument of
+    ``nl.add``. Values the model does not know (a kernel parameter such as
+    ``eps``) are returned as they are; the caller decides what they mean."""
+    data = graph.attrs(op)
+    params = data.get("params_v") or {}
+    funcs = func_params(data)
+    out: list[Value] = []
+    for stage, operand in (("op0", "operand0"), ("op1", "operand1")):
+        value = params.get(operand)
+        if funcs.get(stage) == "add" and value is not None and not isinstance(value, TensorV):
+            out.append(value)
+    s = short(data.get("api"))
+    bias = params.get("bias")
+    if s in ("activation", "activation_reduce", "exponential") and bias is not None and not isinstance(bias, TensorV) \
+            and not (isinstance(bias, Const) and bias.value is None):
+        out.append(bias)
+    if s == "add" and (data.get("api") or "").startswith("nki.language."):
+        for key in ("x", "y"):
+            value = params.get(key)
+            if value is not None and not isinstance(value, TensorV):
+                out.append(value)
+    return out
+
+
 __all__ = [
-    "accumulation_loop", "base", "const_number", "const_param", "consumers", "dtype_of", "element_count", "func_params",
-    "index_may_depend_on", "is_division", "is_exp", "is_max_reduction", "is_subtract", "is_sum_reduction",
-    "loop_trip_exact", "loop_trip_upper", "op_order", "param", "producers", "readers", "reads", "repeats", "short",
-    "tensors_of", "writers", "writes",
+    "accumulation_loop", "added_scalars", "base", "const_number", "const_param", "consumers", "dtype_of",
+    "element_count", "exp_input", "func_params", "index_may_depend_on", "is_division", "is_exp", "is_max_reduction",
+    "is_subtract", "is_sum_reduction", "loop_trip_exact", "loop_trip_upper", "max_subtracted", "op_order", "param",
+    "producers", "readers", "reads", "repeats", "short", "sum_of_max_subtracted_exps", "tensors_of", "writers",
+    "writes",
 ]

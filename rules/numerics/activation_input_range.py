@@ -11,7 +11,7 @@ from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model import dataflow as df
 from nkilint.model.graph import KernelGraph
-from nkilint.model.values import TensorV
+from nkilint.model.values import Const, TensorV
 from nkilint.rule import invalid, valid
 
 from ._spots import ACT_DOC, NumericsRule, Spot, activation_func, tile_name
@@ -28,7 +28,12 @@ class ActivationInputRange(NumericsRule):
 `nisa.activation(op=nl.sin / nl.arctan)` on data that was not range-reduced
 (no modulo or pi-offset upstream); `log` of probabilities (exp, softmax or
 division output) with no eps; `rsqrt` / `reciprocal` of a variance (nl.var,
-bn_aggr, a mean of squares) with no eps.
+bn_aggr, a mean of squares) with no eps. An eps is a positive constant or a
+value passed in (`eps` parameter) added on the op (`bias=`) or by an add
+between the variance or exp and the call (`nisa.tensor_scalar(op0=nl.add,
+operand0=eps)`, `nl.add(x, eps)`), or a clamp (`maximum`). The log of a
+softmax denominator (a sum of `exp(x - max)`, also kept as an online
+running sum) is at least 1 by construction and is not reported.
 
 **Why on Trainium:** ScalarE evaluates activations with piecewise
 polynomials that are valid only on limited input ranges: sin `[-pi, pi]`
@@ -82,6 +87,105 @@ reciprocal.
             """,
             lines=[10],
             title="legacy API: rsqrt of a mean of squares without eps",
+        ),
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def log_softmax(x):
+                out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+                t = nl.load(x[0:128, 0:512])
+                m = nl.max(t, axis=1)
+                e = nl.exp(t - m)
+                s = nl.sum(e, axis=1)
+                p = nl.divide(e, s)
+                nl.store(out, value=nl.log(p))
+                return out
+            """,
+            lines=[12],
+            title="legacy API: log of softmax probabilities (they underflow to 0)",
+        ),
+        valid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def log_softmax(x):
+                out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+                t = nl.load(x[0:128, 0:512])
+                m = nl.max(t, axis=1)
+                e = nl.exp(t - m)
+                s = nl.sum(e, axis=1)
+                nl.store(out, value=t - m - nl.log(s))
+                return out
+            """,
+            title="legacy API: log of a softmax denominator (max subtracted: the sum is at least 1)",
+        ),
+        valid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def attention_lse(scores, n_tiles):
+                out = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.shared_hbm)
+                run_max = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                run_sum = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.memset(dst=run_max, value=-30000.0)
+                nisa.memset(dst=run_sum, value=0.0)
+                for i in nl.sequential_range(n_tiles):
+                    s = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                    nisa.dma_copy(dst=s, src=scores[0:128, i * 512:(i + 1) * 512])
+                    new_max = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                    nisa.tensor_reduce(dst=new_max, data=s, op=nl.maximum, axis=1)
+                    nisa.tensor_tensor(dst=new_max, data1=new_max, data2=run_max, op=nl.maximum)
+                    neg = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                    nisa.tensor_scalar(dst=neg, data=new_max, op0=nl.multiply, operand0=-1.0)
+                    corr = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                    nisa.activation(dst=corr, op=nl.exp, data=run_max, bias=neg)
+                    p = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                    tile_sum = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                    nisa.activation(dst=p, op=nl.exp, data=s, bias=neg, reduce_op=nl.add, reduce_res=tile_sum)
+                    nisa.tensor_tensor(dst=run_sum, data1=run_sum, data2=corr, op=nl.multiply)
+                    nisa.tensor_tensor(dst=run_sum, data1=run_sum, data2=tile_sum, op=nl.add)
+                    nisa.tensor_copy(dst=run_max, src=new_max)
+                lse = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.activation(dst=lse, op=nl.log, data=run_sum)
+                nisa.dma_copy(dst=out, src=lse)
+                return out
+            """,
+            title="current API: log of an online-softmax running sum (at least 1 by construction)",
+        ),
+        valid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+
+            @nki.jit
+            def rms(x, eps=1e-6):
+                out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+                t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.dma_copy(dst=t, src=x[0:128, 0:512])
+                sq = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.tensor_tensor(dst=sq, data1=t, data2=t, op=nl.multiply)
+                ss = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.tensor_reduce(dst=ss, data=sq, op=nl.add, axis=1)
+                var = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.tensor_scalar(dst=var, data=ss, op0=nl.multiply, operand0=1.0 / 512)
+                ve = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.tensor_scalar(dst=ve, data=var, op0=nl.add, operand0=eps)
+                inv = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.activation(dst=inv, op=nl.rsqrt, data=ve)
+                nisa.dma_copy(dst=out, src=t)
+                return out
+            """,
+            title="current API: eps passed in as a parameter and added by a separate tensor_scalar",
         ),
         valid(
             """
@@ -138,6 +242,8 @@ def _has_positive_offset(graph: KernelGraph, op: str, src: str, origins: set[str
     bias = df.param(data, "bias")
     if isinstance(bias, TensorV) or (df.const_number(bias) or 0) > 0:
         return True
+    if any(_may_be_eps(v) for v in df.added_scalars(graph, op)):
+        return True
     after: set[str] = set()
     for o in origins:
         after |= df.consumers(graph, o, depth=6)
@@ -155,7 +261,18 @@ def _has_positive_offset(graph: KernelGraph, op: str, src: str, origins: set[str
                     return True
             if s == "activation" and isinstance(params.get("bias"), TensorV):
                 return True
+        if any(_may_be_eps(v) for v in df.added_scalars(graph, p)):
+            return True
     return False
+
+
+def _may_be_eps(value) -> bool:
+    """A scalar added on purpose: a positive constant, or a value the model
+    does not know (an ``eps`` passed in as a parameter)."""
+    number = df.const_number(value)
+    if number is not None:
+        return number > 0
+    return not isinstance(value, Const)
 
 
 def _mentions_pi(site) -> bool:
@@ -234,7 +351,8 @@ def activation_ranges(ctx: RuleContext) -> Iterator[Spot]:
                            f"on {_RANGED[func]} (sin(9.0) returns about 27.65); reduce the argument (x mod 2*pi) first "
                            f"or call nl.{func}, which range-reduces")
             elif func == "log" and (origins := _probability_source(graph, src0)) and \
-                    not _has_positive_offset(graph, op, src0, origins):
+                    not _has_positive_offset(graph, op, src0, origins) and \
+                    not df.sum_of_max_subtracted_exps(graph, src0):
                 why = ("log of probabilities (exp / softmax / division output) with no eps: values that underflow to 0 "
                        f"fall outside ScalarE's log input range {_RANGED['log']}; add an eps (bias=eps) or clamp first")
             elif func in ("rsqrt", "reciprocal") and (origins := _variance_source(graph, src0)) and \

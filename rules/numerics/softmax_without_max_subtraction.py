@@ -124,28 +124,6 @@ multiply (on trn3, `nisa.exponential(max_value=...)`). Legacy:
         return softmax_without_max(ctx)
 
 
-def _exp_input(graph: KernelGraph, op: str) -> list[str]:
-    ins = [n for p, n in df.reads(graph, op) if p in ("data", "x", "src", "arg0", "data1")]
-    return ins or [n for _, n in df.reads(graph, op)][:1]
-
-
-def _stabilised(graph: KernelGraph, op: str) -> bool:
-    data = graph.attrs(op)
-    params = data.get("params_v") or {}
-    if isinstance(params.get("bias"), TensorV) or isinstance(params.get("max_value"), TensorV):
-        return True
-    if df.const_number(params.get("max_value")) is not None:
-        return True
-    for src in _exp_input(graph, op):
-        for p in df.producers(graph, src, depth=6):
-            pdata = graph.attrs(p)
-            if df.is_max_reduction(pdata):
-                return True
-            if df.short(pdata.get("api")) in ("softmax", "log_softmax", "logsumexp"):
-                return True
-    return False
-
-
 def softmax_without_max(ctx: RuleContext) -> Iterator[Spot]:
     for kernel, graph in ctx.model.graphs():
         for op, data in graph.ops():
@@ -159,9 +137,9 @@ def softmax_without_max(ctx: RuleContext) -> Iterator[Spot]:
             divides = [c for c in after if df.is_division(graph.attrs(c))]
             if not divides:
                 continue
-            if _stabilised(graph, op):
+            if df.max_subtracted(graph, op):
                 continue
-            src = _exp_input(graph, op)
+            src = df.exp_input(graph, op)
             dtype = df.dtype_of(graph, src[0]) if src else None
             limit = "11.1 in fp16" if dtype == "float16" else "88.7 in fp32/bf16"
             yield Spot(data.get("site"), (

@@ -28,6 +28,7 @@ from .serialized_loop import SerializedLegacyLoop
 from .short_stationary import ShortStationary
 from .small_dma import SmallDma
 from .small_instructions_in_loop import SmallInstructions
+from .static_bound_dynamic_loop import StaticBoundDynamicLoop
 from .strided_dma import StridedDma
 
 RULES = (
@@ -42,4 +43,5 @@ RULES = (
     Fp32Matmul,  # NKI309
     ShortStationary,  # NKI310
     SmallInstructions,  # NKI311
+    StaticBoundDynamicLoop,  # NKI312
 )

@@ -84,6 +84,16 @@ def _instruction(graph: KernelGraph, op_id: str) -> bool:
     return api.startswith(("nki.isa.", "nki.language.")) and data.get("engine") != "none"
 
 
+# Instructions that only write constants: a loop of them has nothing to
+# overlap with, so the order the compiler keeps costs next to nothing.
+CONSTANT_FILLS = ("nki.isa.memset", "nki.isa.iota", "nki.language.zeros", "nki.language.ones", "nki.language.full")
+
+
+def only_fills(graph: KernelGraph, lf: LoopNest, loop: Loop) -> bool:
+    """Every instruction in the loop (nested loops included) writes a constant."""
+    ops = [op for op in lf.ops_in(loop.loop_id) if _instruction(graph, op)]
+    return bool(ops) and all((graph.attrs(op).get("api") or "") in CONSTANT_FILLS for op in ops)
+
 def _matmul_accumulation(graph: KernelGraph, op_id: str, tensor_id: str) -> bool:
     """A matmul into PSUM (directly or ``ps[...] += nl.matmul(...)``)."""
     data = graph.attrs(op_id)

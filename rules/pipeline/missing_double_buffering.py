@@ -65,7 +65,12 @@ What the compiler does instead, and when this rule stays quiet:
 It only fires when the buffer's first access in each iteration is that
 write (so it is not loop-carried state such as a running sum), the write
 covers the same region every iteration, it runs unconditionally, and the
-buffer is not used after the loop. Explicit placements are NKI302.
+buffer is not used after the loop. Explicit placements are NKI302. It
+stays quiet where a second buffer would not move the time: a barrier or a
+collective ends each trip (trips cannot overlap anyway), the buffer waits
+across a whole inner sweep that does not touch it, or the tile is tiny next
+to another transfer of the same trip (16 times as much; an HBM-to-HBM copy
+counts with the most it may move).
 
 **Fix:** allocate the tile inside the loop body (one tile per iteration;
 the compiler rotates buffers), or give it an extra free dimension indexed
@@ -139,6 +144,26 @@ the other.
             """,
             lines=[11],
             title="dynamic loop: a body tile is allocated once for all trips",
+        ),
+        valid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def copy_rows(x, ids):
+                n, hidden = x.shape
+                out = nl.ndarray((n, hidden), dtype=x.dtype, buffer=nl.shared_hbm)
+                idx = nl.ndarray((1, 1), dtype=nl.int32, buffer=nl.sbuf)
+                row = nl.ndarray((1, 1), dtype=nl.int32, buffer=nl.sbuf)
+                for i in range(n):
+                    nisa.dma_copy(dst=idx, src=ids[i:i + 1, 0:1])
+                    nisa.tensor_scalar(dst=row, data=idx, op0=nl.multiply, operand0=hidden)
+                    nisa.dma_copy(dst=out[i:i + 1, 0:hidden], src=x[i:i + 1, 0:hidden])
+                return out
+            """,
+            title="current API: a 4 B index refilled next to a row copy HBM to HBM that dominates the trip",
         ),
         valid(
             """
@@ -298,7 +323,7 @@ def _stall_hidden(graph, lf, acc, found) -> bool:
     inner sweep that does not touch it (the store or the reads of trip i
     finish while trip i+1 runs that sweep), or the tile is tiny next to the
     other transfers of the same iteration (a second buffer would not move
-    the time)."""
+    the time; an HBM-to-HBM copy counts with the most it may move)."""
     loop = found.loop
     ops = lf.ops_in(loop.loop_id)
     if any(_is_barrier(graph.attrs(op).get("api") or "") for op in ops):
@@ -322,7 +347,14 @@ def _stall_hidden(graph, lf, acc, found) -> bool:
         return False
     tile_bytes = per[1] * parts
     for t in acc.transfers:
-        if t.op_id == found.dma_op or t.op_id not in inside or t.onchip is None:
+        if t.op_id == found.dma_op or t.op_id not in inside:
+            continue
+        if t.onchip is None:
+            # An HBM-to-HBM copy (a row scattered by the index this tile
+            # holds): as large as the code allows it to be, as for NKI305.
+            moved = dma.total_bytes_upper(graph, t)
+            if moved is not None and moved >= max(16 * tile_bytes, dma.MIN_BYTES):
+                return True
             continue
         other = dma.bytes_per_partition(t.onchip)
         other_parts = dma.exact(dma.partitions(t.onchip))

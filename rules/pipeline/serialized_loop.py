@@ -22,8 +22,9 @@ The rule reports `sequential_range` and `range` loops whose iterations the
 model proves independent: every tensor the loop writes is allocated in its
 body, or each iteration writes (and reads back) its own block of it, or it
 is a matmul accumulation into PSUM; no Python variable carries a value from
-one iteration to the next; every call in the body is understood. From NKI
-0.3 on, every static loop is unrolled and the iterator no longer matters,
+one iteration to the next; every call in the body is understood. A loop
+whose only instructions fill constants (memsets of accumulator tiles) has
+nothing to overlap and is left out. From NKI 0.3 on, every static loop is unrolled and the iterator no longer matters,
 so the rule is off there.
 
 **Why on Trainium:** In legacy NKI (`neuronxcc.nki`, and NKI 0.2), the loop
@@ -104,6 +105,30 @@ max/sum, a scan).
         ),
         valid(
             """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def init_blocks(x):
+                out = nl.ndarray((128, 2048), dtype=nl.float32, buffer=nl.shared_hbm)
+                blocks = []
+                for b in range(4):
+                    acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                    nisa.memset(dst=acc, value=0.0)
+                    blocks.append(acc)
+                for b in nl.affine_range(4):
+                    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                    nisa.dma_copy(dst=t, src=x[0:128, b * 512:(b + 1) * 512])
+                    nisa.tensor_tensor(dst=blocks[b], data1=blocks[b], data2=t, op=nl.add)
+                    nisa.dma_copy(dst=out[0:128, b * 512:(b + 1) * 512], src=blocks[b])
+                return out
+            """,
+            title="NKI 0.2: a loop that only memsets its tiles has nothing to overlap",
+            nki_version="0.2",
+        ),
+        valid(
+            """
             import neuronxcc.nki as nki
             import neuronxcc.nki.language as nl
 
@@ -172,6 +197,8 @@ max/sum, a scan).
                     continue
                 if any(lf.loops[a].dynamic for a in loop.ancestors if a in lf.loops):
                     continue
+                if serial.only_fills(graph, lf, loop):
+                    continue  # a nest of memsets: nothing to overlap
                 why = serial.independent_iterations(model, graph, lf, loop)
                 if why is not None:
                     continue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from nkilint.context import RuleContext
 from nkilint.findings import Level
-from nkilint.model.loops import nest_of
+from nkilint.model.loops import NON_LOOPS, Loop, nest_of
 from nkilint.model.values import int_bounds
 from nkilint.rule import Rule, invalid, valid
 
@@ -38,6 +38,24 @@ def _largest_transfer_in(graph, lf, loop, transfers, exclude: str) -> float | No
     return best
 
 
+
+def _inner_sweep(graph, lf, loop, op_id: str, transfers) -> Loop | None:
+    """A loop nested in ``loop`` (not around the op itself) that may repeat
+    and issues DMAs of its own: each iteration of ``loop`` pays many DMA
+    fixed costs besides this op's (an inner loop of compute alone does not
+    count: the small DMAs may then be most of the iteration's cost)."""
+    own = set(graph.attrs(op_id).get("loops", ()))
+    dmas = {t.op_id for t in transfers}
+    for other in lf.ops_in(loop.loop_id):
+        if other != op_id and other in dmas:
+            chain = tuple(graph.attrs(other).get("loops", ()))
+            inner = chain[chain.index(loop.loop_id) + 1:] if loop.loop_id in chain else ()
+            for lid in inner:
+                nested = lf.loops.get(lid)
+                if lid not in own and nested is not None and nested.kind not in NON_LOOPS and nested.may_repeat():
+                    return nested
+    return None
+
 class SmallDma(Rule):
     id = "NKI305"
     name = "small-dma"
@@ -54,7 +72,8 @@ is the data's. Loads that NKI303 reports (the same data every iteration) are
 left to it: hoisting them is the fix. A DMA of one value per partition (at
 most 8 B: an index, a target, a scale) next to a transfer of the same
 iteration that moves at least 16 times as much in all (and at least
-2 KiB) is only a note: the large transfers
+2 KiB), or next to an inner loop that issues DMAs of its own, is only a
+note: the large transfers (or the inner loop's many fixed costs)
 dominate the iteration, and the small one is usually inherent to the
 algorithm (it feeds an indirect DMA or scales the tile).
 
@@ -113,6 +132,37 @@ out of the loop into one transfer.
             """,
             lines=[8, 9],
             title="legacy API: at most 1 KiB (element type unknown, bounded by 4 bytes) is a note",
+            level=Level.NOTE,
+        ),
+        invalid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def scan_states(delta, A, B):
+                out = nl.ndarray((128, 4096), dtype=nl.float32, buffer=nl.shared_hbm)
+                d = nl.ndarray((128, 4096), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.dma_copy(dst=d, src=delta[0:128, 0:4096])
+                acc = nl.ndarray((128, 4096), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.memset(dst=acc, value=0.0)
+                for s in nl.affine_range(16):
+                    a = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                    nisa.dma_copy(dst=a, src=A[0:128, s:s + 1])
+                    for j in nl.static_range(8):
+                        b = nl.ndarray((1, 512), dtype=nl.float32, buffer=nl.sbuf)
+                        nisa.dma_copy(dst=b, src=B[s, j:j + 1, 0:512])
+                        e = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                        nisa.activation(dst=e, op=nl.exp, data=d[0:128, j * 512:(j + 1) * 512], scale=a)
+                        nisa.tensor_tensor(dst=e, data1=e, data2=nl.broadcast_to(b, (128, 512)), op=nl.multiply)
+                        nisa.tensor_tensor(dst=acc[0:128, j * 512:(j + 1) * 512], data1=acc[0:128, j * 512:(j + 1) * 512],
+                                           data2=e, op=nl.add)
+                nisa.dma_copy(dst=out, src=acc)
+                return out
+            """,
+            lines=[14],
+            title="one scale per partition next to an inner loop of DMAs: a note",
             level=Level.NOTE,
         ),
         valid(
@@ -194,6 +244,11 @@ out of the loop into one transfer.
                         # the algorithm, and the big DMAs dominate the time.
                         metadata = larger
                         severe = False
+                    elif (sweep := _inner_sweep(graph, lf, loop, t.op_id, transfers)) is not None:
+                        # Loaded once per iteration of a loop whose body runs
+                        # a whole inner loop of work: the sweep dominates.
+                        metadata = sweep
+                        severe = False
                 size = dma.fmt_bytes(per[1])
                 amount = size if per[0] == per[1] and per[2] else f"at most {size}"
                 parts = dma.exact(dma.partitions(side))
@@ -210,7 +265,12 @@ out of the loop into one transfer.
                                 f"{rate} GB/s against ~{dma.FIXED_COST_NS} ns fixed cost per DMA")
                 band = ("below 256 B per partition a DMA is severely overhead-bound" if severe
                         else "below the recommended 2 KiB per partition (4 KiB saturates the DMA engines)")
-                if metadata is not None:
+                if isinstance(metadata, Loop):
+                    band = (f"a per-partition value loaded once per iteration, next to the inner loop "
+                            f"`{metadata.header()}` whose own DMAs dominate the iteration; batch these loads into one "
+                            "transfer before the loop only if it is hot")
+                    estimate = ""
+                elif metadata is not None:
                     larger = ("larger transfers" if metadata == float("inf")
                               else f"transfers of up to {dma.fmt_bytes(metadata)}")
                     band = (f"a per-partition value next to {larger} in the same iteration, which dominate; "
