@@ -243,3 +243,24 @@ def test_card_says_how_the_project_launches_the_kernel(tmp_path):
     alone, _ = _review(tmp_path / "alone", {"mm.py": CURRENT_MATMUL})
     assert _kernel(alone, "matmul_kernel").card.launch == "uncalled"
     assert "launched by host code" in render_markdown(review)
+
+
+def test_fix_diffs_are_spliced_from_the_edits():
+    from nkilint.findings import Edit, Span
+    from nkilint.review.rubric import splice
+
+    text = "for i in nl.affine_range(4):\n    x = nl.exp(t)\n"
+    edits = [Edit(Span(1, 10, 1, 25), "range"), Edit(Span(2, 9, 2, 15), "nl.exp2")]
+    assert splice(text, edits) == "for i in range(4):\n    x = nl.exp2(t)\n"
+    assert splice(text, [Edit(Span(9, 1, 9, 2), "x")]) is None  # outside the text: no diff shown
+
+
+def test_probable_code_with_nothing_on_chip_is_only_named(tmp_path):
+    # Methods of an NKIObject subclass are probable device code; these have no op.
+    config = CURRENT_MATMUL + (
+        "\n\nclass Args(nl.NKIObject):\n    tile: int = 128\n\n"
+        "    def doubled(self) -> int:\n        return self.tile * 2\n")
+    review, _ = _review(tmp_path, {"mm.py": config})
+    assert [k.card.name for k in review.kernels()] == ["matmul_kernel"]
+    assert review.files[0].quiet == ["Args.doubled"]
+    assert "also analysed as probable device code" in render_markdown(review) and "`Args.doubled`" in render_markdown(review)

@@ -156,6 +156,9 @@ def render_html(review: Review, use_dot: bool = True) -> str:
     for f in review.files:
         if f.error:
             parts.append(f'<p class="bad">{_e(f.path)}: {_e(f.error)}</p>')
+        if f.quiet:
+            parts.append(f'<p class="muted quiet">{_e(f.path)}: also analysed as probable device code, with no op, '
+                         f'on-chip tensor or finding: {_e(", ".join(f.quiet))}.</p>')
         for k in f.kernels:
             parts.append(_kernel(k, index, use_dot))
             index += 1

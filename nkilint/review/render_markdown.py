@@ -130,6 +130,9 @@ def render_markdown(review: Review, images: dict | None = None) -> str:
     for f in review.files:
         if f.error:
             out.extend([f"> {f.path}: {f.error}", ""])
+        if f.quiet:
+            out.extend([f"{f.path}: also analysed as probable device code, with no op, on-chip tensor or finding: "
+                        + ", ".join(f"`{n}`" for n in f.quiet) + ".", ""])
         for k in f.kernels:
             out.extend(_kernel(k, index, images))
             index += 1

@@ -63,11 +63,14 @@ class FileReview:
     outside: list[ReviewFinding]  # findings in no kernel (imports, helpers, module code)
     error: str | None = None
     text: str = field(default="", repr=False)
+    # Probable device code with no op, no on-chip tensor and no finding (a
+    # configuration method, a helper the model could not reach): named only.
+    quiet: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {
             "path": self.path, "dialect": self.dialect, "error": self.error,
-            "kernels": [k.to_json() for k in self.kernels],
+            "kernels": [k.to_json() for k in self.kernels], "quiet_functions": list(self.quiet),
             "outside_kernels": {r: [f.to_json() for f in fs] for r, fs in group(self.outside).items()},
         }
 
@@ -150,8 +153,17 @@ def review_file(checker: Checker, path: Path, display: str, settings, kernel_nam
     for f in found:
         owner = _owner(kernels, f.line)
         (owned[id(owner)] if owner is not None else outside).append(f)
-    reviews = [review_kernel(model, k, display, settings, owned[id(k)]) for k in kernels]
-    return FileReview(display, model.dialect.value, reviews, outside, None, text)
+    quiet = [k for k in kernels if kernel_name is None and _quiet(k, owned[id(k)])]
+    reviews = [review_kernel(model, k, display, settings, owned[id(k)]) for k in kernels if k not in quiet]
+    return FileReview(display, model.dialect.value, reviews, outside, None, text, [k.name for k in quiet])
+
+
+def _quiet(kernel: Kernel, findings: list) -> bool:
+    if kernel.kind != "probable" or findings:
+        return False
+    graph = kernel.graph
+    return not any(True for _ in graph.ops()) and not any(
+        d.get("buffer") in ("sbuf", "psum") for _, d in graph.tensors())
 
 
 def _display(item, root: Path | None) -> str:

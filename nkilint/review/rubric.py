@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..findings import Finding
+from ..findings import Edit, Finding
 from ..fixes import apply_edits, unified_diff
 from ..rule import RuleSet
 
@@ -64,6 +64,27 @@ def _excerpt(lines: list[str], start: int, end: int) -> tuple[tuple[int, str], .
     return tuple((n, lines[n - 1].rstrip("\n")) for n in range(lo, hi + 1))
 
 
+def splice(text: str, edits: list[Edit]) -> str | None:
+    """The text with one fix's edits spliced in (they do not overlap), for
+    showing the fix as a diff. ``--fix`` applies fixes through libcst; a
+    report shows hundreds of them, so it splices text (None when an edit
+    points outside the text)."""
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    out = text
+    for e in sorted(edits, key=lambda e: (e.span.start_line, e.span.start_col), reverse=True):
+        try:
+            a = starts[e.span.start_line - 1] + e.span.start_col - 1
+            b = starts[e.span.end_line - 1] + e.span.end_col - 1
+        except IndexError:
+            return None
+        if not 0 <= a <= b <= len(out):
+            return None
+        out = out[:a] + e.replacement + out[b:]
+    return out
+
+
 def review_finding(f: Finding, ruleset: RuleSet, text: str, display: str) -> ReviewFinding:
     rule = ruleset.rules.get(f.rule_id)
     family = rule.family if rule is not None else "tool"
@@ -71,11 +92,17 @@ def review_finding(f: Finding, ruleset: RuleSet, text: str, display: str) -> Rev
     lines = text.splitlines()
     diff = None
     if f.fix is not None:
-        try:
-            after = apply_edits(text, list(f.fix.edits))
-        except Exception:  # a fix that cannot be shown is left out, not fatal to the report
-            after = text
-        diff = unified_diff(display, text, after) or None
+        edits = list(f.fix.edits)
+        if any(not e.replacement for e in edits):
+            # A deletion (an argument, a bare `*`) takes its comma with it: libcst knows how.
+            try:
+                after = apply_edits(text, edits)
+            except Exception:  # a fix that cannot be shown is left out, not fatal to the report
+                after = None
+        else:
+            after = splice(text, edits)
+        diff = unified_diff(display, text, after) if after is not None else None
+        diff = diff or None
     end = min(f.span.end_line, f.span.start_line + 6)
     return ReviewFinding(
         f.rule_id, name, family, rubric_of(family, f.level.label), f.level.label, f.span.start_line,
