@@ -111,6 +111,8 @@ def test_converted_families_do_not_read_the_old_shared_fact_layers():
             if isinstance(node, ast.ImportFrom) and node.level == 2:
                 names = {node.module} if node.module else {a.name for a in node.names}
                 assert not names & old, f"{path.relative_to(ROOT)} imports {names & old}"
+    # and, every family converted, the shared scans are gone
+    assert not [name for name in old if (ROOT / "rules" / f"{name}.py").exists()]
 
 
 def test_cuda_family_is_a_package_of_its_34_rules():
