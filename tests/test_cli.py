@@ -153,8 +153,8 @@ def test_json_format(cli, project):
 
 def test_github_format(cli, project):
     write(project / "k.py", LEGACY_KERNEL)
-    write(project / "w.py", LEGACY_IMPORT_ONLY)  # only a warning at 0.6
-    out = cli("check", "--format", "github", "k.py", "w.py").stdout.splitlines()
+    write(project / "w.py", LEGACY_IMPORT_ONLY)  # only a warning before SDK 2.34
+    out = cli("check", "--sdk", "2.33", "--format", "github", "k.py", "w.py").stdout.splitlines()
     assert len(out) == 2
     assert out[0].startswith(
         f"::error file=k.py,line=1,col=1,endLine=1,endColumn={len(IMPORT_LINE) + 1},title=NKI601 (legacy-namespace)::"

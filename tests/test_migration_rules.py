@@ -43,19 +43,20 @@ def k(a):
     "version,expected",
     [
         ("0.1", []),
-        ("0.2", [(1, "NKI601", "warning"), (2, "NKI601", "warning"), (6, "NKI603", "warning"), (7, "NKI603", "warning")]),
-        ("0.3", [(1, "NKI601", "warning"), (2, "NKI601", "warning"), (6, "NKI603", "warning")]),
+        ("0.2", [(1, "NKI601", "warning"), (2, "NKI601", "warning"), (6, "NKI603", "note"), (7, "NKI603", "note")]),
+        ("0.3", [(1, "NKI601", "warning"), (2, "NKI601", "warning"), (6, "NKI603", "note")]),
         ("0.4", [(1, "NKI601", "error"), (2, "NKI601", "error"), (6, "NKI603", "error")]),
         ("0.6", [(1, "NKI601", "error"), (2, "NKI601", "error"), (6, "NKI603", "error")]),
     ],
 )
 def test_level_follows_the_target_version(tmp_path, version, expected):
-    """Legacy code is the port list: warnings while the target compiles it
-    (0.2, 0.3), errors from 0.4; nl.load is gone only in 0.2."""
+    """Legacy code is the port list: notes while the target compiles it
+    (0.2, 0.3; the deprecated namespace itself is the warning), errors from
+    0.4; nl.load is gone only in 0.2."""
     assert ids(lint(tmp_path, LEGACY_KERNEL, version)) == expected
 
 
-def test_legacy_host_code_stays_a_warning(tmp_path):
+def test_legacy_host_code_is_a_warning_and_its_port_items_notes(tmp_path):
     code = """\
     import numpy as np
     from neuronxcc import nki
@@ -63,7 +64,7 @@ def test_legacy_host_code_stays_a_warning(tmp_path):
     def test_kernel(kernel):
         return nki.simulate_kernel(kernel, np.zeros((128, 512)))
     """
-    assert ids(lint(tmp_path, code)) == [(2, "NKI601", "warning"), (5, "NKI603", "warning")]
+    assert ids(lint(tmp_path, code)) == [(2, "NKI601", "warning"), (5, "NKI603", "note")]
 
 
 def test_nki_library_idioms_are_not_errors(tmp_path):
@@ -134,7 +135,7 @@ def test_register_bounded_loop_gets_no_fix(tmp_path):
             pass
     """
     found = lint(tmp_path, code, "0.4")
-    assert ids(found) == [(9, "NKI606", "warning"), (11, "NKI606", "warning")]
+    assert ids(found) == [(9, "NKI606", "note"), (11, "NKI606", "note")]
     by_line = {f.span.start_line: f for f in found}
     assert by_line[9].fix is None
     assert by_line[11].fix is not None and by_line[11].fix.safe
@@ -235,5 +236,5 @@ def test_register_bound_passed_to_a_helper_gets_no_fix(tmp_path):
         repeat(4, t)
     """
     found = lint(tmp_path, code, "0.4")
-    assert ids(found) == [(6, "NKI606", "warning")]
+    assert ids(found) == [(6, "NKI606", "note")]
     assert found[0].fix is None

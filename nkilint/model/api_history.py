@@ -53,6 +53,15 @@ def _sdk_to_nki() -> dict[str, NkiVersion]:
     return out
 
 
+def _minor(sdk: str) -> str:
+    return ".".join(sdk.split(".")[:2])
+
+
+# The releases the table covers ("2.20", "2.34"), for messages.
+FIRST_SDK = _minor(_data()["releases"][0]["sdk"])
+LAST_SDK = _minor(_data()["releases"][-1]["sdk"])
+
+
 def nki_of_sdk(sdk: str) -> NkiVersion:
     return _sdk_to_nki().get(sdk) or (V0_1 if _sdk_key(sdk) < (2, 27) else NkiVersion.parse("0.2"))
 

@@ -218,6 +218,18 @@ _FACT_LIST: tuple[Fact, ...] = (
            "no removal announced; Python range from 2.32, 'default to Python range' in 0.7 "
            "(rtd:/en/latest/nki/deep-dives/nki-loops.html)"),
     ), fix="range()"),
+    Fact("isa-engine-aliases", "nisa.tensor_engine / vector_engine / scalar_engine / gpsimd_engine / "
+         "unknown_engine", "any", (
+        _s("2.27", NOTE, "deprecated", "D", "sdk:nki/api/nki/isa/__init__.py@v2.27.0",
+           "aliases of the nisa.engine members; no removal announced up to 2.34"),
+    ), fix="nisa.engine.tensor / vector / scalar / gpsimd / unknown"),
+    Fact("tile-size-aliases", "nl.tile_size.psum_fmax / total_available_sbuf_size", "any", (
+        _s("2.30", NOTE, "deprecated", "D", _MIGRATION + " (0.3 -> 0.4, deprecated APIs)", "no removal announced"),
+    ), fix="nl.tile_size.psum_bank_fmax / sbuf_fmax_bytes"),
+    Fact("nki-tensor-alias", "nki.tensor (the tensor class)", "current", (
+        _s("2.28", NOTE, "deprecated", "I", "sdk:nki/api/nki/__init__.py@v2.28.0",
+           "the class moved to nki.meta; no removal announced"),
+    ), fix="nki.meta.tensor"),
     Fact("static-range", "nl.static_range", "current", (
         _s("2.27", ALLOWED, "introduced", "D", "sdk:nki/api/nki/language/__init__.py@v2.27.0"),
         _s("2.32", NOTE, "deprecated", "D", "sdk:nki/api/nki/language/__init__.py@v2.32.0", "no removal announced"),

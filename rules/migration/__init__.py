@@ -2,14 +2,14 @@
 removed or changed.
 
 Facts: the API table ``nkilint/data/nki_api.json`` (every API and parameter
-per Neuron SDK release, 2.20-2.32, with the change records), and
+per Neuron SDK release, 2.20-2.34, with the change records), and
 aws-neuron-sdk ``nki/migration/index.rst`` and
 ``release-notes/components/nki.rst``.
 
 Every rule reports at the level the target version gives the construct:
 deprecated -> warning, removed or rejected -> error. In a file that still
 imports the legacy ``neuronxcc.nki`` namespace, every construct that must
-change is reported (the port list): as warnings while the target still
+change is reported (the port list): as notes while the target still
 compiles legacy kernels (0.2, 0.3), as errors from 0.4.
 
 The family's code table: one module per rule, in id order. Each rule runs

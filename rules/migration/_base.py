@@ -28,7 +28,7 @@ from ._index import NameIndex, applies
 
 MIGRATION_GUIDE = "aws-neuron-sdk nki/migration/index.rst"
 RELEASE_NOTES = "aws-neuron-sdk release-notes/components/nki.rst"
-API_TABLE = "nkilint/data/nki_api.json (API stubs of Neuron SDK 2.20-2.32 and their change records)"
+API_TABLE = "nkilint/data/nki_api.json (API stubs of Neuron SDK 2.20-2.34 and their change records)"
 
 
 @dataclass

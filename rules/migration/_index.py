@@ -8,10 +8,11 @@ pass over the syntax tree, and each rule runs its own detection over it.
 Levels follow the target version (``model.version``): a construct the
 target deprecates is a warning; one it removed or rejects is an error. In a
 file that still imports the legacy ``neuronxcc.nki`` namespace, constructs
-are reported as the port list: warnings while the target (0.2, 0.3) still
+are reported as the port list: notes while the target (0.2, 0.3) still
 compiles legacy kernels, errors from 0.4, where legacy code inside kernels is
-a compile error (only inside device code; host code stays a warning).
+a compile error (only inside device code; host code items stay notes).
 """
+
 from __future__ import annotations
 
 import ast
@@ -22,10 +23,12 @@ from nkilint.findings import Level, Span
 from nkilint.model.analysis import Analysis
 from nkilint.model.bindings import Gen, Qual
 from nkilint.model.kernels import ROOT_DECORATORS, module_aliases, resolve_decorator
-from nkilint.versions import V0_1, V0_2, V0_4, NkiVersion
+from nkilint.releases import FACTS, FactStatus, Release, Status, release_of_nki
+from nkilint.versions import V0_1, V0_2, NkiVersion
 
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+LEVEL_OF = {Status.ALLOWED: None, Status.NOTE: Level.NOTE, Status.WARNING: Level.WARNING, Status.ERROR: Level.ERROR}
 
 
 def applies(ctx: RuleContext) -> bool:
@@ -56,6 +59,7 @@ class NameIndex(Analysis):
         self.tree = model.module.tree
         self.bindings = model.bindings
         self.version: NkiVersion = model.version
+        self.release: Release = model.release or release_of_nki(model.version)
         self.parents: dict[int, ast.AST] = {}
         self.body_func: dict[int, ast.AST | None] = {}
         self.nodes: list[ast.AST] = []
@@ -168,26 +172,56 @@ class NameIndex(Analysis):
         return best
 
     # -- levels -------------------------------------------------------------------
+    def fact_status(self, fact_id: str) -> FactStatus:
+        return FACTS.status(fact_id, self.release)
+
+    def retired_level(self, fact_id: str) -> Level | None:
+        """The level of a fact the target deprecated or removed after it was
+        introduced (None before its first step and while it is allowed)."""
+        st = self.fact_status(fact_id)
+        return LEVEL_OF[st.status] if st.step is not None else None
+
+    def fact_level(self, fact_id: str) -> Level | None:
+        """The level the target release gives a versioned fact
+        (``nkilint.releases.FACTS``); None where it is allowed."""
+        return LEVEL_OF[FACTS.status(fact_id, self.release).status]
+
     def is_legacy_port(self, gen: Gen) -> bool:
         return gen is Gen.LEGACY and self.version >= V0_2
 
     def level(self, gen: Gen, node: ast.AST, deprecated: bool = False, device: bool | None = None) -> Level:
         """Deprecated: a warning. Rejected by the target: an error, except in
-        legacy code, where it is a warning until the target rejects legacy
-        code inside kernels (0.4), and in legacy host code. ``device``
-        overrides the device-code test (kernel signatures, imports used in
-        kernels)."""
+        legacy code: there each construct is an item of the port list, a note
+        (NKI601 reports the deprecated namespace once, as a warning) until
+        the target rejects legacy code inside kernels (SDK 2.30), and in
+        legacy host code. ``device`` overrides the device-code test (kernel
+        signatures, imports used in kernels)."""
         if deprecated:
             return Level.WARNING
         if self.is_legacy_port(gen):
+            if not self.legacy_rejected_in_kernels():
+                return Level.NOTE
             in_device = self.in_device(node) if device is None else device
-            return Level.ERROR if self.version >= V0_4 and in_device else Level.WARNING
+            return Level.ERROR if in_device else Level.NOTE
+        return Level.ERROR
+
+    def legacy_rejected_in_kernels(self) -> bool:
+        """Whether the target rejects legacy code inside kernels (release
+        fact ``legacy-namespace-in-kernel``: from SDK 2.30)."""
+        return self.fact_level("legacy-namespace-in-kernel") is Level.ERROR
+
+    def port_level(self, gen: Gen) -> Level:
+        """The level of a construct the target rejects, in code that is not
+        tied to a device function here (a launch): an error in nki.* code and
+        in legacy code once the target rejects it; a port-list note before."""
+        if gen is Gen.LEGACY and not self.legacy_rejected_in_kernels():
+            return Level.NOTE
         return Level.ERROR
 
     def port_note(self, gen: Gen) -> str:
         if not self.is_legacy_port(gen):
             return ""
-        if self.version >= V0_4:
+        if self.legacy_rejected_in_kernels():
             return f"; this legacy neuronxcc.nki code must be ported: NKI {self.version} rejects the legacy namespace inside kernels"
         return f"; legacy neuronxcc.nki code still compiles with NKI {self.version}, but must be ported before NKI 0.4"
 

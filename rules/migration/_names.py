@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from nkilint.model.analysis import Analysis
 from nkilint.model.bindings import Gen, Qual
-from nkilint.versions import V0_2, V0_3, V0_4, V0_6, NkiVersion
+from nkilint.versions import V0_2, V0_3, V0_4, NkiVersion
 
 from nkilint.model import api_history as api
 from ._base import show
@@ -166,7 +166,7 @@ class NameFacts(Analysis):
             add("loop-iterator")
             return
         if name == "nki.language.dynamic_range" and not at_import:
-            if index.version >= V0_6 and gen is Gen.CURRENT:
+            if gen is Gen.CURRENT and index.retired_level("dynamic-range-loop") is not None:
                 add("dynamic-range")
                 return
         if loops_only:

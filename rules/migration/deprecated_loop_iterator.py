@@ -20,7 +20,7 @@ class DeprecatedLoopIterator(MigrationRule):
     id = "NKI606"
     name = "deprecated-loop-iterator"
     family = "migration"
-    level = Level.WARNING
+    level = Level.NOTE
     fixable = True
     summary = "nl.affine_range / sequential_range (deprecated 0.3) and static_range (0.6) are aliases of Python range()"
     explanation = """
@@ -42,7 +42,9 @@ semantics keeps working, and code that had races in `affine_range`
 silently becomes correct (and possibly slower).
 
 Nothing is reported for targets 0.1 and 0.2, where these iterators have
-their own meaning.
+their own meaning. The finding is a note: the aliases still work and no
+release announces their removal (release facts `affine-sequential-range`,
+`static-range`).
 
 **Fix:** write `for i in range(...)`. `nkilint check --fix` rewrites the
 iterator in `nki.*` code when the loop bounds are compile-time integers
@@ -73,7 +75,7 @@ legacy compiler gives `range` and `affine_range` different schedules.
             """,
             lines=[8, 11],
             title="NKI 0.6: both are aliases of range()",
-            level=Level.WARNING,
+            level=Level.NOTE,
             fixed="""
             import nki
             import nki.language as nl
@@ -168,9 +170,10 @@ legacy compiler gives `range` and `affine_range` different schedules.
     @staticmethod
     def _loop_iterator(index: NameIndex, out: Issues, f: NameFact) -> None:
         v = index.version
-        since = _DEPRECATED_SINCE[f.name]
-        if v < since:
+        level = index.fact_level(_FACT[f.name])
+        if level is None:
             return  # 0.1/0.2: affine_range is the parallel loop, not an alias
+        since = _DEPRECATED_SINCE[f.name]
         gen, text, name, call = f.gen, f.text, f.name, f.call
         what_short = short(name)
         if v >= V0_6:
@@ -189,9 +192,17 @@ legacy compiler gives `range` and `affine_range` different schedules.
             if static is not None:
                 safe = gen is Gen.CURRENT and static
                 fix = make_fix(f"replace {index.text(f.node)} with range", [Edit(index.span(f.node), "range")], safe)
-        out.add(f.node, Level.WARNING, what, hint="write `for i in range(...)`", fix=fix, gen=gen)
+        if level is Level.NOTE:
+            what += " (no removal is announced)"
+        out.add(f.node, level, what, hint="write `for i in range(...)`", fix=fix, gen=gen)
 
 
+# The release fact that gives each iterator's level (nkilint.releases).
+_FACT = {
+    "nki.language.affine_range": "affine-sequential-range",
+    "nki.language.sequential_range": "affine-sequential-range",
+    "nki.language.static_range": "static-range",
+}
 _DEPRECATED_SINCE = {
     "nki.language.affine_range": V0_3,
     "nki.language.sequential_range": V0_3,

@@ -8,7 +8,7 @@ import re
 from nkilint.findings import Edit, Level, Span
 from nkilint.model.bindings import Gen
 from nkilint.rule import invalid, valid
-from nkilint.versions import V0_3, V0_4
+from nkilint.versions import V0_3
 
 from ._base import MIGRATION_GUIDE, Issues, MigrationRule, make_fix, tuple_fix
 from ._index import NameIndex
@@ -238,7 +238,7 @@ def _list_arguments(index: NameIndex, out: Issues, call: ast.Call, target: ast.A
     if gen is None:
         return
     for value in lists:
-        out.add(value, Level.ERROR if gen is Gen.CURRENT or index.version >= V0_4 else Level.WARNING,
+        out.add(value, index.port_level(gen),
                 f"list argument `{index.text(value)}` passed to kernel `{index.text(target)}`: the NKI 0.3 compiler "
                 f"rejects list kernel arguments{index.port_note(gen)}",
                 hint="pass a tuple", fix=tuple_fix(index, value), gen=gen)

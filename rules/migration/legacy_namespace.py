@@ -7,7 +7,6 @@ import ast
 from nkilint.findings import Edit, Fix, Level
 from nkilint.model.bindings import Gen
 from nkilint.rule import invalid, valid
-from nkilint.versions import V0_2, V0_4
 
 from nkilint.model import api_history as _api
 from ._base import MIGRATION_GUIDE, RELEASE_NOTES, Issues, MigrationRule, legacy_items
@@ -49,7 +48,9 @@ newest): nothing for 0.1, a warning for 0.2 and 0.3, an error from 0.4 when
 device code uses the legacy namespace (a kernel body, a helper it calls, or
 a legacy `@nki.jit` decorator). A file that only imports it, uses it in host
 code (test harnesses calling `nki.simulate_kernel`) or only in parameter
-annotations gets a warning.
+annotations gets a warning. Neuron SDK 2.34 (NKI 0.8) removes the
+namespace: from that release every `neuronxcc.nki` import is an error
+(ImportError), in host code too (release fact `legacy-namespace-import`).
 
 **Fix:** import from `nki` instead (`import nki.language as nl`,
 `import nki.isa as nisa`) and port the kernel to the current API: ISA calls
@@ -115,6 +116,24 @@ blocks the rewrite, since a half-rewritten file would mix both namespaces.
         ),
         invalid(
             """
+            from neuronxcc import nki
+            """,
+            lines=[1],
+            title="host code at NKI 0.7 (SDK 2.33): still only a deprecation",
+            nki_version="0.7",
+            level=Level.WARNING,
+        ),
+        invalid(
+            """
+            from neuronxcc import nki
+            """,
+            lines=[1],
+            title="host code at NKI 0.8 (SDK 2.34): the namespace is gone (ImportError)",
+            nki_version="0.8",
+            level=Level.ERROR,
+        ),
+        invalid(
+            """
             import neuronxcc.nki.typing as nt
             import nki.language as nl
 
@@ -148,8 +167,10 @@ blocks the rewrite, since a half-rewritten file would mix both namespaces.
     @classmethod
     def detect(cls, index: NameIndex, out: Issues) -> None:
         version = index.version
-        if version < V0_2:
-            return
+        import_level = index.fact_level("legacy-namespace-import")
+        if import_level is None:
+            return  # the target is the legacy API itself
+        in_kernel_rejected = index.fact_level("legacy-namespace-in-kernel") is Level.ERROR
         legacy = [r for r in index.bindings.legacy_imports() if r.module.startswith("neuronxcc")]
         if not legacy:
             return
@@ -168,7 +189,13 @@ blocks the rewrite, since a half-rewritten file would mix both namespaces.
             seen.add(id(record.node))
             module = record.module
             replacement = rewrites[id(record.node)]
-            if version >= V0_4 and in_device:
+            if import_level is Level.ERROR:
+                level = Level.ERROR
+                message = (
+                    f"the legacy namespace '{module}' no longer imports: Neuron SDK {index.release.minor} (NKI {version}) removed the legacy "
+                    "neuronxcc.nki namespace (ImportError)"
+                )
+            elif in_kernel_rejected and in_device:
                 level = Level.ERROR
                 message = (
                     f"the legacy namespace '{module}' is a compile error inside NKI kernels from NKI 0.4 "
@@ -177,7 +204,7 @@ blocks the rewrite, since a half-rewritten file would mix both namespaces.
             else:
                 level = Level.WARNING
                 message = f"the legacy namespace '{module}' is deprecated since NKI 0.2 (Neuron SDK 2.27)"
-                if version >= V0_4:
+                if in_kernel_rejected:
                     message += "; using it inside a kernel is a compile error from NKI 0.4"
                 else:
                     message += " and becomes a compile error inside kernels in NKI 0.4"

@@ -72,7 +72,7 @@ step if you want it explicit); then copy PSUM to SBUF with
             lines=[8],
             title="legacy accumulation, target 0.3 (a port item)",
             nki_version="0.3",
-            level=Level.WARNING,
+            level=Level.NOTE,
         ),
         valid(
             """

@@ -20,7 +20,7 @@ class RemovedApi(MigrationRule):
     level = Level.ERROR
     summary = "An NKI API the target version removed (legacy-only APIs, nl.arange/mgrid/par_dim, baremetal, nki_jit, ...)"
     explanation = """
-The API table (the stubs of every Neuron SDK release from 2.20 to 2.32)
+The API table (the stubs of every Neuron SDK release from 2.20 to 2.34)
 says in which NKI versions each name exists. A name that an earlier
 version documented and the target does not is reported with the version
 that removed it and its replacement. The main groups:
@@ -41,7 +41,7 @@ that removed it and its replacement. The main groups:
 * `nisa.tensor_copy_dynamic_src/dst` (deprecated 0.3, removed 0.4) ->
   `nisa.tensor_copy` with `.ap(scalar_offset=...)`.
 
-Level: an error in `nki.*` code; in a legacy file, a warning while the
+Level: an error in `nki.*` code; in a legacy file, a note while the
 target still compiles legacy kernels (0.2, 0.3) and an error from 0.4.
 Names reported here are never reported as unknown (NKI614).
 
@@ -86,9 +86,9 @@ so there is no automatic fix.
             """,
             lines=[7, 8, 9, 10],
             title="legacy kernel, target NKI 0.2: arange is gone, and nl.load/nl.store/nl.tanh cannot be called in "
-                  "0.2 (warnings: 0.2 still compiles legacy kernels)",
+                  "0.2 (port-list notes: 0.2 still compiles legacy kernels)",
             nki_version="0.2",
-            level=Level.WARNING,
+            level=Level.NOTE,
         ),
         invalid(
             """
@@ -151,13 +151,17 @@ so there is no automatic fix.
         facts = index.model.analysis(NameFacts)
         for f in facts.of_kind("framework-removed", "doc-only-call", "gone"):
             if f.kind == "framework-removed":
+                if "xla_impl" in f.text:
+                    # The internal torch_neuronx.xla_impl.ops.nki_jit still ships
+                    # (NxDI uses it at SDK 2.31); only the public alias was removed.
+                    continue
                 since = "2.24" if f.name.startswith("torch") else "2.23"
                 out.add(f.node, Level.ERROR,
                         f"{f.text} is unsupported since Neuron SDK {since} (before NKI 0.1 was frozen); the target is "
                         f"NKI {index.version}", hint=REMOVED_HINTS[f.name], gen=f.gen)
             elif f.kind == "doc-only-call":
                 cls._doc_only_call(index, out, f)
-            elif f.status.earlier:
+            elif f.status.earlier and not _legacy_compiler_in_host_code(index, f):
                 cls._gone(index, out, f)
 
     @staticmethod
@@ -180,13 +184,28 @@ so there is no automatic fix.
         gone = st.name
         shown = f.text if gone == f.name else f"{f.text}: `{short(gone)}`"
         since = first_missing_version(st.earlier, v)
-        back = f"; it is back in NKI {st.later[0]}" if st.later else ""
+        # From NKI 0.7 the name nki.compiler is a different module (compile
+        # configuration): the legacy allocation API never comes back.
+        later = () if gone.startswith("nki.compiler") else st.later
+        back = f"; it is back in NKI {later[0]}" if later else ""
         if gen is Gen.LEGACY and v >= V0_2:
             message = f"{shown} does not exist in the nki.* API of NKI {v} (removed in NKI {since}{back})"
         else:
             message = f"{shown} was removed in NKI {since}{back}; the target is NKI {v}"
         out.add(f.node, index.level(gen, f.node, device=f.device), message + index.port_note(gen),
                 hint=removed_hint(gone, v), gen=gen)
+
+
+def _legacy_compiler_in_host_code(index: NameIndex, f: NameFact) -> bool:
+    """Legacy ``neuronxcc.nki.compiler`` in host code (build scripts, compiler
+    internals): not a kernel API, so not a removed one (NKI601 reports the
+    namespace itself)."""
+    if f.gen is not Gen.LEGACY or not f.name.startswith("nki.compiler"):
+        return False
+    if f.at_import:
+        local = getattr(f.node, "asname", None) or getattr(f.node, "name", None)
+        return not any(index.in_device(n) for n in index.loads.get(local or "", ()))
+    return not index.in_device(f.node)
 
 
 # Replacements for removed names, in words (the change records often say

@@ -244,4 +244,7 @@ def _deprecated_keyword(index: NameIndex, out: Issues, site: NkiCall, kw: ast.ke
     else:
         what = f"`{short(name)}({kw.arg}=)` is deprecated since NKI {since}"
         hint = record.note or None
-    out.add(kw, Level.WARNING, what, hint=hint, fix=fix, gen=gen)
+    # No deprecated keyword has an announced removal (nki.jit(mode=) is
+    # ignored: release fact "jit-mode"): a note.
+    level = index.fact_level("jit-mode") if kw.arg == "mode" and name == "nki.jit" else None
+    out.add(kw, level or Level.NOTE, what, hint=hint, fix=fix, gen=gen)

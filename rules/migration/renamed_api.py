@@ -19,7 +19,7 @@ class RenamedApi(MigrationRule):
     id = "NKI604"
     name = "renamed-api"
     family = "migration"
-    level = Level.WARNING
+    level = Level.NOTE
     fixable = True
     summary = "A deprecated or moved NKI name with a one-to-one replacement (engine aliases, tile_size constants, nki.tensor)"
     explanation = """
@@ -32,9 +32,12 @@ Names that still mean the same thing under another spelling:
 | `nl.tile_size.total_available_sbuf_size` | `nl.tile_size.sbuf_fmax_bytes` (per partition) or `sbuf_size_bytes` (whole SBUF) | deprecated 0.4 |
 | `nki.tensor` | `nki.meta.tensor` | moved in SDK 2.28 (an error) |
 
-Other names the target's stubs mark deprecated are reported too (a warning
-naming the replacement). Deprecated names are warnings; a moved name whose
-old spelling is gone (`nki.tensor`) is an error.
+Other names the target's stubs mark deprecated are reported too, naming the
+replacement. Levels come from the release facts (`nkilint releases`): an
+alias that still works and has no announced removal is a note; a
+deprecation with an announced removal is a warning (NKI 0.8, SDK 2.34:
+`nisa.sendrecv` / `nisa.core_barrier` -> `nki.lnc.*`, the `register_*`
+APIs -> scalars); a moved name whose old spelling is gone is an error.
 
 **Fix:** use the new spelling. `nkilint check --fix` rewrites the engine
 aliases, `psum_fmax` (when the target documents `psum_bank_fmax`, 0.5+) and
@@ -57,7 +60,7 @@ and must be read by a person (NKI migration guide 0.3 -> 0.4).
                 width = nl.tile_size.psum_fmax
             """,
             lines=[5, 6],
-            level=Level.WARNING,
+            level=Level.NOTE,
             fixed="""
             import nki.isa as nisa
             import nki.language as nl
@@ -121,10 +124,10 @@ and must be read by a person (NKI migration guide 0.3 -> 0.4).
             if f.kind == "rename":
                 cls._rename(index, out, f)
             else:
-                cls._deprecated(out, f)
+                cls._deprecated(index, out, f)
 
     @staticmethod
-    def _deprecated(out: Issues, f: NameFact) -> None:
+    def _deprecated(index: NameIndex, out: Issues, f: NameFact) -> None:
         v = f.version
         if v < V0_2:
             return
@@ -137,7 +140,9 @@ and must be read by a person (NKI migration guide 0.3 -> 0.4).
             repl = det.get("replacement")
         if not dep:
             return
-        out.add(f.node, Level.WARNING,
+        fact = _DEPRECATION_FACTS.get(f.name)
+        level = (index.fact_level(fact) if fact else None) or Level.NOTE
+        out.add(f.node, level,
                 f"{f.text} is deprecated in NKI {v}" + (f"; use `{short(repl)}`" if repl else ""),
                 hint=f"replace it with {short(repl)}" if repl else None, gen=f.gen)
 
@@ -146,7 +151,8 @@ and must be read by a person (NKI migration guide 0.3 -> 0.4).
         repl, since, safe, why = RENAMES[f.name]
         gen, v, node = f.gen, f.version, f.node
         removed = f.status.state == "gone"
-        level = index.level(gen, node) if removed else Level.WARNING
+        # An alias that still works is a note (no removal is announced).
+        level = index.level(gen, node) if removed else (index.fact_level(_RENAME_FACTS[f.name]) or Level.NOTE)
         verb = (f"was moved to `{short(repl)}` in NKI {since}" if removed
                 else f"is deprecated since NKI {since}; use `{short(repl)}`")
         fix = None
@@ -161,6 +167,30 @@ and must be read by a person (NKI migration guide 0.3 -> 0.4).
                 fix = make_fix(f"replace with {replacement}", [Edit(index.span(node), replacement)], safe)
         out.add(node, level, f"{f.text} {verb}" + (index.port_note(gen) if removed else ""),
                 hint=f"replace it with {short(repl)} ({why})", fix=fix, gen=gen)
+
+
+# The release facts that give the levels (nkilint.releases).
+_RENAME_FACTS = {
+    "nki.isa.tensor_engine": "isa-engine-aliases",
+    "nki.isa.vector_engine": "isa-engine-aliases",
+    "nki.isa.scalar_engine": "isa-engine-aliases",
+    "nki.isa.gpsimd_engine": "isa-engine-aliases",
+    "nki.isa.unknown_engine": "isa-engine-aliases",
+    "nki.language.tile_size.psum_fmax": "tile-size-aliases",
+    "nki.language.tile_size.total_available_sbuf_size": "tile-size-aliases",
+    "nki.tensor": "nki-tensor-alias",
+}
+# Deprecations the API table records whose level a release fact gives (a
+# removal is announced); any other deprecated name is a note.
+_DEPRECATION_FACTS = {
+    "nki.isa.sendrecv": "isa-lnc-functions",
+    "nki.isa.core_barrier": "isa-lnc-functions",
+    "nki.isa.sendrecv_compute": "isa-sendrecv-compute",
+    "nki.isa.register_alloc": "virtual-register",
+    "nki.isa.register_move": "virtual-register",
+    "nki.isa.register_load": "virtual-register",
+    "nki.isa.register_store": "virtual-register",
+}
 
 
 def _renamed_text(index: NameIndex, node: ast.Attribute, old: str, new: str) -> str | None:

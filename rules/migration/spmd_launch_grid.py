@@ -5,9 +5,8 @@ from __future__ import annotations
 import ast
 
 from nkilint.findings import Level
-from nkilint.model.bindings import Gen
 from nkilint.rule import invalid, valid
-from nkilint.versions import V0_2, V0_4
+from nkilint.versions import V0_2
 
 from ._base import Issues, MigrationRule
 from ._index import NameIndex
@@ -33,7 +32,7 @@ differs from the LNC degree in use will become a compile error.
 Reported for launches of kernels this file defines or imports (decorated
 with `nki.jit`) and for `nki.jit(f)[...]`: a tuple grid is an error, a
 literal grid above 2 is an error. In a legacy file the finding is part of
-the port list (a warning for 0.2/0.3).
+the port list (a note for 0.2/0.3).
 
 **Fix:** launch with `kernel[2](...)` (or no bracket) and iterate over the
 former grid inside the kernel (`for i in range(4):`), using
@@ -75,9 +74,9 @@ former grid inside the kernel (`for i in range(4):`), using
                 return add[2, 2](x)
             """,
             lines=[10],
-            title="legacy SPMD grid, target 0.3: a port item (a warning)",
+            title="legacy SPMD grid, target 0.3: a port item (a note)",
             nki_version="0.3",
-            level=Level.WARNING,
+            level=Level.NOTE,
         ),
         valid(
             """
@@ -125,7 +124,7 @@ former grid inside the kernel (`for i in range(4):`), using
         if gen is None:
             return
         dims = sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]
-        level = Level.ERROR if (gen is Gen.CURRENT or index.version >= V0_4) else Level.WARNING
+        level = index.port_level(gen)
         note = index.port_note(gen)
         if len(dims) > 1:
             out.add(sub.slice, level,

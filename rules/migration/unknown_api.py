@@ -21,7 +21,7 @@ class UnknownApi(MigrationRule):
     explanation = """
 Every dotted NKI name the file uses is looked up in the API table of the
 target version (`nkilint/data/nki_api.json`: the stubs of every Neuron SDK
-release from 2.20 to 2.32):
+release from 2.20 to 2.34):
 
 * a name that only **later** versions document is an error with the
   version that added it (`nl.fori_loop` with `--nki-version 0.5`: added in
@@ -129,7 +129,7 @@ that has the API (`--nki-version`).
             suggestion = (f"; did you mean {', '.join('`' + short(st.parent + '.' + c) + '`' for c in close)}?"
                           if close else "")
             out.add(f.node, Level.WARNING,
-                    f"{f.text} is not in the documented API of NKI {v} (no release from 2.20 to 2.32 documents "
+                    f"{f.text} is not in the documented API of NKI {v} (no release from {api.FIRST_SDK} to {api.LAST_SDK} documents "
                     f"`{short(st.name)}`){suggestion}",
                     hint="check the spelling; if the name works, it is undocumented and may change without notice",
                     gen=gen)

@@ -10,6 +10,7 @@ from nkilint.model import query as q
 from nkilint.model.bindings import Gen
 from nkilint.model.graph import ON_CHIP
 from nkilint.model.views import tensors
+from nkilint.releases import ALLOWED, ERROR, FACTS
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
@@ -32,7 +33,9 @@ in the new `nki.*` namespace (NKI 0.2+), which has no `par_dim` at all.
 its left-most dimension. Block dimensions gave warnings in Neuron SDK
 2.23/2.24 and are a compile error from SDK 2.25 ("The leading dimension of
 SBUF/PSUM tensors must be the partition dimension", legacy
-`err_leading_dimension_of_tensor_must_be_partition`).
+`err_leading_dimension_of_tensor_must_be_partition`). The level follows
+the target release (release fact `block-dimension`): nothing up to SDK
+2.22, a warning at 2.23 and 2.24, an error from 2.25.
 
 **Fix:** allocate one tile per block (a list of tiles, or allocate inside
 the loop), or fold the block into a free dimension: `(8, par_dim(128), 512)`
@@ -118,6 +121,18 @@ partition size as the first dimension.
                 hint="drop par_dim and put the partition size first; fold block dimensions into free dimensions",
             )
         current_lines = {n.lineno for n in current_calls}
+        # Block dimensions: a compiler warning from SDK 2.23, an error from
+        # 2.25 (release fact "block-dimension").
+        block = FACTS.status("block-dimension", ctx.release)
+        if block.status is ALLOWED:
+            return
+        if block.status is ERROR:
+            level, when = Level.ERROR, f"are a compile error since Neuron SDK {block.since.minor}"
+        else:
+            nxt = block.upcoming
+            level = Level.WARNING
+            when = f"are deprecated since Neuron SDK {block.since.minor}" + (
+                f" and a compile error from {nxt.since}" if nxt is not None else "")
         for t in tensors(model, buffers=ON_CHIP, origins=("alloc",)):
             axis = t.partition_axis
             if axis <= 0:
@@ -132,8 +147,8 @@ partition size as the first dimension.
             reporter.at_site(
                 site,
                 f"{t.buffer.upper()} tensor {t.name} ({shown}) has par_dim at dimension "
-                f"{axis}: block dimensions in front of the partition dimension are a compile error since Neuron "
-                f"SDK 2.25",
+                f"{axis}: block dimensions in front of the partition dimension {when}",
+                level=level,
                 hint="allocate one tile per block (a list, or inside the loop), or fold the block into a free "
                 "dimension: (P, B, F)",
                 kernel=t.kernel.name,
