@@ -40,6 +40,7 @@ def test_interrupted_fix_leaves_files_untouched_or_fixed(tmp_path, sig, delay):
     if sig == signal.SIGINT:
         assert not leftovers, leftovers  # Ctrl-C removes its temporary file
         assert b"Traceback" not in err, err.decode()[-1500:]
-        assert proc.returncode in (0, 1, 130), proc.returncode  # finished before the signal, or 130
+        # finished before the signal, 130, or killed by SIGINT before Python installed its handler
+        assert proc.returncode in (0, 1, 130, -signal.SIGINT), proc.returncode
     else:
         assert all(name.endswith(".nkilint-fix") for name in leftovers), leftovers  # never picked up as source

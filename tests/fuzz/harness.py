@@ -89,6 +89,13 @@ def _errors(findings) -> Counter:
 
 def problems(text: str, legacy: bool = False, fix: bool = True, bound: float = TIME_BOUND_S) -> list[str]:
     """What is wrong with how nkilint handles ``text`` (empty: nothing)."""
+    try:
+        return _problems(text, legacy, fix, bound)
+    except Hang as exc:
+        return [f"hang: {exc}"]
+
+
+def _problems(text: str, legacy: bool, fix: bool, bound: float) -> list[str]:
     checker = _checker(legacy)
     found: list[str] = []
     with time_bound(bound):
