@@ -24,7 +24,9 @@ def _drop_cwd_from_path() -> None:
 
 _drop_cwd_from_path()
 
-from nkilint.cli import main  # noqa: E402 - after the sys.path fix above
-
 if __name__ == "__main__":  # pragma: no cover
+    try:
+        from nkilint.cli import main  # after the sys.path fix above
+    except KeyboardInterrupt:  # Ctrl-C while starting: no traceback, the usual code
+        sys.exit(130)
     main()

@@ -36,6 +36,17 @@ def cst_depth(tree: ast.AST) -> int:
     return deepest
 
 
+def nesting_depth(tree: ast.AST) -> int:
+    """The plain depth of ``tree`` (every node counts once), iteratively."""
+    deepest = 0
+    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
 def libcst_refusal(text: str) -> str | None:
     """Why ``text`` must not be given to libcst, or None when it is safe."""
     try:

@@ -7,16 +7,20 @@ A FileResult is picklable, so files can be checked in a process pool.
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 import os
+import sys
 import traceback
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from .config import Settings
 from .context import ModelCrash, RuleContext
+from .cstguard import nesting_depth
 from .discovery import InputFile
 from .findings import Finding, Level, Span
 from .fingerprint import line_hashes
@@ -157,7 +161,23 @@ class Checker:
             text = decode_source(data)
         except SourceError as err:
             return self._broken(item.display, err, None)
-        return self.check_text(text, item.display, str(item.path))
+        try:
+            return self.check_text(text, item.display, str(item.path))
+        except Exception as exc:  # noqa: BLE001 - outside any rule (noqa, fingerprints...): this file only
+            return self._engine_crash(item.display, exc)
+
+    def _engine_crash(self, display: str, exc: BaseException) -> FileResult:
+        """A file the engine itself failed on: reported, the run goes on."""
+        result = FileResult(display)
+        result.crashed = True
+        tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-8))
+        message = (f"nkilint failed on this file: {type(exc).__name__}: {exc}. This is a bug in nkilint, "
+                   "not in your kernel; the other files were checked")
+        result.notifications.append(Notification(Level.ERROR, message, display, "engine", Span(1, 1, 1, 2), tb))
+        if RULE_CRASH in self.ruleset.rules and RULE_CRASH in self.enabled:
+            result.findings.append(Finding(RULE_CRASH, Level.ERROR, message, display, Span(1, 1, 1, 2),
+                                           hint="report it with the file that triggers it"))
+        return result
 
     def check_text(self, text: str, display: str, disk_path: str | None = None) -> FileResult:
         return self.check_source(text, display, disk_path)[0]
@@ -185,10 +205,11 @@ class Checker:
         ctx = RuleContext(source, self.settings, self.target, self.settings.nki_version, self.project, None, display,
                           release=self.settings.release)
         result = FileResult(display, disk_path=disk_path)
-        for rule in self.rules:
-            if rule.emitted_by_engine:
-                continue
-            self._run_rule(rule, ctx, result)
+        with _recursion_room(source.tree):
+            for rule in self.rules:
+                if rule.emitted_by_engine:
+                    continue
+                self._run_rule(rule, ctx, result)
         self._finish(result, source)
         # The tree stays (other files may import this one); the whole-file
         # node list and parent map the rules shared are rebuilt if needed.
@@ -216,7 +237,7 @@ class Checker:
         ctx.begin_rule(type(rule))
         try:
             rule.check(ctx)
-        except Exception as exc:  # isolate: the run goes on
+        except (Exception, SystemExit) as exc:  # isolate: the run goes on (a rule calling sys.exit too)
             ctx.take_findings()
             if isinstance(exc, ModelCrash):
                 if any(n.rule_id == "model" for n in result.notifications):
@@ -328,6 +349,36 @@ def _file_deps(project, path: Path, log) -> FileDeps:
         key = Path(os.path.realpath(path))
         names = tuple(sorted({name for module, name in index.kernels if module == key}))
     return FileDeps(tuple(sorted(map(str, deps.read))), tuple(sorted(map(str, deps.absent - deps.read))), names)
+
+
+# Syntax trees nest at most this deep before the rules get more recursion
+# room; real kernels stay under about 40 levels.
+_SHALLOW = 150
+_MAX_RECURSION = 30_000
+
+
+@contextmanager
+def _recursion_room(tree: ast.AST):
+    """Room for the recursive walks of the rules and the model on a valid but
+    deeply nested file (a 900-operand sum, a long ternary chain): Python's
+    default limit of 1000 frames is about 400 levels of an ast.NodeVisitor.
+    Only on Python 3.11+, where Python-to-Python calls do not use the C
+    stack; what still does not fit is a RecursionError, reported as NKI003
+    for the rule it hit."""
+    if sys.version_info < (3, 11):
+        yield
+        return
+    depth = nesting_depth(tree)
+    previous = sys.getrecursionlimit()
+    wanted = min(_MAX_RECURSION, 1000 + depth * 24)
+    if depth <= _SHALLOW or wanted <= previous:
+        yield
+        return
+    sys.setrecursionlimit(wanted)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(previous)
 
 
 def _code_prefix(code: str) -> str:

@@ -91,3 +91,17 @@ def test_folded_bits_is_an_upper_bound():
               ast.Add: lambda x, y: x + y, ast.Sub: lambda x, y: x - y}[op]
         result = fn(a, b)
         assert int(abs(result)).bit_length() <= folded_bits(op, a, b), (op, a, b)
+
+
+def test_labels_of_huge_expressions_are_not_unparsed():
+    """Found by scripts/fuzz.py: a 400-deep ternary chain in a loop hung the
+    model, every nesting level unparsing everything below it for a label cut
+    to 80 characters."""
+    from nkilint.model.interp.helpers import _node_text
+
+    small = ast.parse("y = a + b * 2").body[0].value
+    assert _node_text(small) == "a + b * 2"
+    deep = ast.parse("y = " + " if t else ".join(["t"] * 2000)).body[0].value
+    assert _node_text(deep).startswith("<IfExp")
+    long_line = ast.parse("y = " + " + ".join(["abc"] * 400)).body[0].value
+    assert _node_text(long_line).startswith("<BinOp")

@@ -145,9 +145,7 @@ class KernelCallIndex:
             return None
 
     def _module(self, path: Path) -> "ModuleInfo | None":
-        # Scanning must not widen import resolution for the files being
-        # checked: parse without registering the file's package root.
-        return self.project.module_at(path, register_root=False)
+        return self.project.module_at(path)
 
     def _collect_kernels(self, path: Path) -> None:
         info = self._module(path)

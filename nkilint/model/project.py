@@ -1,9 +1,10 @@
 """A set of files analysed together, so imports between them resolve.
 
-Modules are found on disk from the project root and from the package roots
-of the files being checked (read and parsed, never imported), once per
-process. When pre-commit passes only some files, their imports still
-resolve from the tree on disk.
+Modules are found on disk from the project root (and its ``src/``) and
+from the importing file's own package root (read and parsed, never
+imported), once per process. When pre-commit passes only some files, their
+imports still resolve from the tree on disk; which other files were checked
+before never changes how an import resolves.
 """
 
 from __future__ import annotations
@@ -71,6 +72,10 @@ class Project:
         self.root = root.resolve()
         self._sources: dict[Path, SourceFile] = {}
         self._modules: dict[Path, ModuleInfo | None] = {}
+        # Absolute imports resolve from these and from the importer's own
+        # package root, never from the roots of files checked earlier: a
+        # file's results must not depend on which files the process saw
+        # first (or on how files were split between worker processes).
         self._roots: list[Path] = [self.root, self.root / "src"]
         # Results of pure helpers called with constant arguments (div_ceil(512, 128)).
         self.pure_memo: dict[tuple, object] = {}
@@ -83,9 +88,7 @@ class Project:
         self.indexes: dict[str, object] = {}
         # Recording of the files an analysis reads (the result cache asks).
         self._log: ReadLog | None = None
-        self._register_roots = True
         self._static_imports: dict[Path, ReadLog] = {}
-        self._parsed_for_closure: set[Path] = set()
 
     # -- files ----------------------------------------------------------------
     def register_source(self, path: Path, source: SourceFile) -> None:
@@ -111,9 +114,6 @@ class Project:
             # Same text, new SourceFile: rules walk this source's tree, so the
             # model must use the same tree (node identities must match).
             self._modules.pop(key, None)
-        top = self._package_root(key)
-        if top is not None and top not in self._roots:
-            self._roots.append(top)
 
     @staticmethod
     def _package_root(path: Path) -> Path | None:
@@ -125,9 +125,8 @@ class Project:
             directory = directory.parent
         return directory
 
-    def module_at(self, path: Path, register_root: bool = True) -> ModuleInfo | None:
-        """Parse (once) the module stored at ``path``. ``register_root``: add the
-        module's package root to the import search roots."""
+    def module_at(self, path: Path) -> ModuleInfo | None:
+        """Parse (once) the module stored at ``path``."""
         try:
             key = path.resolve()
         except OSError:
@@ -135,13 +134,6 @@ class Project:
         if self._log is not None:
             self._log.read.add(key)
         if key in self._modules:
-            if key in self._parsed_for_closure and register_root and self._register_roots:
-                # First parsed by a dependency closure: register its root now,
-                # as this call would have had it parsed the module itself.
-                self._parsed_for_closure.discard(key)
-                top = self._package_root(key)
-                if top is not None and top not in self._roots:
-                    self._roots.append(top)
             return self._modules[key]
         self._modules[key] = None  # guards against cycles while parsing
         source = self._sources.get(key)
@@ -157,12 +149,6 @@ class Project:
             return None
         info = ModuleInfo(key, source, tree, self)
         self._modules[key] = info
-        if register_root and not self._register_roots:
-            self._parsed_for_closure.add(key)
-        if register_root and self._register_roots:
-            top = self._package_root(key)
-            if top is not None and top not in self._roots:
-                self._roots.append(top)
         return info
 
     # -- import resolution -------------------------------------------------------
@@ -259,10 +245,9 @@ class Project:
         cached = self._static_imports.get(key)
         if cached is not None:
             return cached
-        registering, self._register_roots = self._register_roots, False
         outer, self._log = self._log, ReadLog()
         try:
-            info = self._modules[key] if key in self._modules else self.module_at(key, register_root=False)
+            info = self._modules[key] if key in self._modules else self.module_at(key)
             if info is None:
                 return None
             for node in ast.walk(info.tree):
@@ -276,6 +261,6 @@ class Project:
                             self.is_package_module(info, node.level, node.module or "", alias.name)
             log = self._log
         finally:
-            self._log, self._register_roots = outer, registering
+            self._log = outer
         self._static_imports[key] = log
         return log

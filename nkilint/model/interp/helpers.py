@@ -80,9 +80,20 @@ def _spread(v: Value) -> tuple[Value, ...] | None:
     return None
 
 
+# Labels are cut to 80 characters; unparsing a node whose source is much
+# longer would cost time for nothing (and every level of a deeply nested
+# expression would unparse everything below it: quadratic).
+_MAX_LABEL_SOURCE = 1000
+
+
 def _node_text(node: ast.AST) -> str:
     if isinstance(node, ast.Name):
         return node.id
+    line, end_line = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+    if line is not None and end_line is not None:
+        width = (getattr(node, "end_col_offset", 0) or 0) - (getattr(node, "col_offset", 0) or 0)
+        if end_line - line > 200 or (end_line == line and width > _MAX_LABEL_SOURCE):
+            return f"<{type(node).__name__} of {end_line - line + 1} line(s)>"
     try:
         text = ast.unparse(node)
     except Exception:  # pragma: no cover
