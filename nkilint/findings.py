@@ -90,6 +90,7 @@ class Finding:
     related: tuple[Related, ...] = ()
     kernel: str | None = None
     suppressed: bool = False
+    baselined: bool = False  # suppressed because --baseline lists it (not a noqa)
     # Data a reporter may show (e.g. numbers behind the message); JSON-safe.
     data: tuple[tuple[str, object], ...] = field(default=())
 

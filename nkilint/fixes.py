@@ -15,8 +15,6 @@ from __future__ import annotations
 import ast
 import difflib
 import io
-import os
-import tempfile
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,8 +23,10 @@ from typing import Iterable
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from .cstguard import libcst_refusal
 from .findings import Edit, Finding, Fix, Span
-from .source import decode_source, split_lines
+from .safefs import WriteRefused, read_bytes_capped, replace_bytes, rewrite_target
+from .source import MAX_FILE_BYTES, decode_source, split_lines
 
 MAX_ROUNDS = 8
 
@@ -214,6 +214,10 @@ def fix_source(text: str, findings: list[Finding], unsafe: bool = False, only_ru
         fixes = select_fixes(findings, unsafe, only_rule)
         if not fixes:
             break
+        refusal = libcst_refusal(current)
+        if refusal is not None:
+            # libcst would crash the process (not raise) on this text.
+            raise FixError(f"fixes skipped: {refusal}; nothing was written")
         edits = [e for fx in fixes for e in fx.edits]
         updated = apply_edits(current, edits)
         _must_parse(updated)
@@ -226,6 +230,9 @@ def fix_source(text: str, findings: list[Finding], unsafe: bool = False, only_ru
 
 
 def _must_parse(text: str) -> None:
+    refusal = libcst_refusal(text)
+    if refusal is not None:
+        raise FixError(f"a fix produced text the fixer cannot verify ({refusal}); nothing was written")
     try:
         ast.parse(text)
         cst.parse_module(text)
@@ -253,16 +260,23 @@ def _encoding_of(raw: bytes) -> str:
     return encoding
 
 
-def write_atomically(path: Path, original: str, new_text: str) -> None:
-    """Replace ``path`` by ``new_text`` if it still holds ``original``.
+def write_atomically(path: Path, original: str, new_text: str, trees: tuple[Path, ...] = ()) -> None:
+    """Replace ``path``'s text by ``new_text`` if it still holds ``original``.
 
-    The new text is written to a temporary file in the same directory (same
-    file system, so the final rename is atomic), encoded like the original
-    (coding cookie or BOM kept), re-read and re-parsed, given the original's
-    permissions, and renamed over the original only if the original's bytes
-    did not change meanwhile. On any failure the original is untouched.
+    A symlink is rewritten at its target (the link stays; a target outside
+    ``trees`` is refused), a read-only file is refused, a file with several
+    hard links is rewritten in place (every link sees the fix), any other
+    file is replaced atomically (temporary file in the same directory,
+    renamed over it). The new text is encoded like the original (coding
+    cookie or BOM kept), must decode back to itself and parse, and keeps the
+    original's mode, owner and group. On any failure the original is
+    untouched.
     """
-    raw = path.read_bytes()
+    try:
+        target = rewrite_target(path, trees)
+        raw = read_bytes_capped(target, MAX_FILE_BYTES)
+    except OSError as exc:
+        raise FixError(f"{path} {exc.strerror}" if isinstance(exc, WriteRefused) else f"{path}: cannot read: {exc.strerror or exc}") from None
     try:
         current = decode_source(raw)
     except Exception:  # noqa: BLE001 - undecodable now: it changed
@@ -274,26 +288,18 @@ def write_atomically(path: Path, original: str, new_text: str) -> None:
         data = new_text.encode(encoding)
     except UnicodeEncodeError as exc:
         raise FixError(f"{path}: the fixed text cannot be encoded as {encoding} ({exc}); not overwritten") from None
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".nkilint-fix", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if decode_source(Path(tmp).read_bytes()) != new_text:
+    if decode_source(data) != new_text:
+        raise FixError(f"{path}: the fixed text does not decode back to itself as {encoding}; not overwritten")
+    _must_parse(new_text)
+
+    def read_back(tmp: Path | None) -> None:
+        if tmp is not None and decode_source(tmp.read_bytes()) != new_text:
             raise FixError(f"{path}: the temporary file does not read back as written; not overwritten")
-        _must_parse(new_text)
-        try:
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-        except OSError:  # pragma: no cover - e.g. a file system without modes
-            pass
-        if path.read_bytes() != raw:
-            raise FixError(f"{path} changed on disk while fixing; not overwritten")
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+
+    try:
+        replace_bytes(target, data, raw, validate=read_back)
+    except WriteRefused as exc:
+        raise FixError(f"{path} {exc.strerror}") from None
 
 
 def unified_diff(path: str, before: str, after: str) -> str:
@@ -339,6 +345,14 @@ def _check_again(checker, text: str, display: str, disk: Path | None):
     return checker.check_text(text, display, str(disk) if disk else None)
 
 
+def _fix_trees(checker) -> tuple[Path, ...]:
+    """Where a symlinked file's target may be rewritten: the project root and
+    the trees named on the command line."""
+    roots = [Path(checker.settings.root)]
+    roots.extend(Path(p) if Path(p).is_dir() else Path(p).parent for p in checker.options.project_roots)
+    return tuple(roots)
+
+
 def apply_fixes_to_run(run, checker, write: bool, unsafe: bool, stdin: bool = False) -> FixReport:
     """Fix every file of a finished run.
 
@@ -378,7 +392,7 @@ def apply_fixes_to_run(run, checker, write: bool, unsafe: bool, stdin: bool = Fa
         fixed_count = _fixed_count(result.findings, new_result.findings, unsafe)
         if write and disk_path is not None:
             try:
-                write_atomically(disk_path, result.text, after)
+                write_atomically(disk_path, result.text, after, _fix_trees(checker))
             except (FixError, OSError) as exc:
                 report.failed += 1
                 run.notifications.append(Notification(Level.ERROR, f"{result.path}: {exc}", result.path))

@@ -64,7 +64,8 @@ class Run:
 
     def summary(self) -> str:
         active = self.active
-        suppressed = len(self.findings) - len(active)
+        baselined = sum(1 for f in self.findings if f.baselined)
+        suppressed = len(self.findings) - len(active) - baselined
         if not active:
             text = "All checks passed!" if self.files else "No Python files found."
         else:
@@ -77,6 +78,8 @@ class Run:
             text += f" in {len({f.path for f in active})} of {len(self.files)} file{'s' if len(self.files) != 1 else ''}."
         if suppressed:
             text += f" {suppressed} suppressed by '# noqa'."
+        if baselined:
+            text += f" {baselined} in the baseline."
         if self.fixes_applied:
             text += f" Fixed {self.fixes_applied}."
         return text

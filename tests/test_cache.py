@@ -51,13 +51,13 @@ def copy_kernel(a, out):
 def analysed(monkeypatch):
     """The display paths the engine really analysed (not served by the cache)."""
     seen: list[str] = []
-    original = engine.Checker._check_text
+    original = engine.Checker._check_source
 
     def counting(self, text, display, disk_path=None):
         seen.append(display)
         return original(self, text, display, disk_path)
 
-    monkeypatch.setattr(engine.Checker, "_check_text", counting)
+    monkeypatch.setattr(engine.Checker, "_check_source", counting)
     return seen
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from nkilint.findings import Level
 from nkilint.versions import NkiVersion
-from nkilint_rules.migration import _api as api
+from nkilint.model import api_history as api
 
 from conftest import write
 from fixture_markers import lint_file

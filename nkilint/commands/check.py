@@ -19,6 +19,7 @@ from ..run import Run
 from ..source import SourceError, decode_source
 from ..targets import target_names
 from ..versions import VERSION_NAMES
+from .adopt import add_noqa_to_run, apply_baseline, load_baseline, write_baseline
 from .cached import cache_options, check_through_cache
 from .common import EXAMPLE_PATH, UsageFailure, _ruleset_and_enabled, _split, build_settings
 
@@ -48,6 +49,9 @@ from .common import EXAMPLE_PATH, UsageFailure, _ruleset_and_enabled, _split, bu
 @click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; write nothing.")
 @click.option("--include-suppressed", is_flag=True, help="SARIF: also write results suppressed by '# noqa'.")
 @click.option("--color/--no-color", default=None, help="Colour the text output (default: when writing to a terminal).")
+@click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False), help="Fail only on findings not in this baseline file.")
+@click.option("--write-baseline", "write_baseline_file", type=click.Path(dir_okay=False), help="Record the current findings in this baseline file.")
+@click.option("--add-noqa", is_flag=True, help="Add '# noqa: ID' comments to every line with a finding; report nothing.")
 @cache_options
 def check(
     paths: tuple[str, ...],
@@ -75,6 +79,9 @@ def check(
     diff: bool,
     include_suppressed: bool,
     color: bool | None,
+    baseline_file: str | None,
+    write_baseline_file: str | None,
+    add_noqa: bool,
     no_cache: bool,
     cache_dir: str | None,
 ) -> None:
@@ -88,6 +95,9 @@ def check(
     if example and fix:
         raise UsageFailure("--example checks a file of the installed package, which --fix must not rewrite; "
                            "use --diff to see the fixes")
+    if add_noqa and (fix or diff or example or "-" in paths):
+        raise UsageFailure("--add-noqa edits files on disk; it cannot be combined with --fix, --diff, --example or '-'")
+    baseline = load_baseline(baseline_file) if baseline_file and not write_baseline_file else None
     if fix and diff:
         raise UsageFailure("--fix and --diff cannot be used together (--diff shows the fixes without writing)")
     if (fix or diff) and "-" in paths and len(paths) > 1:
@@ -113,7 +123,7 @@ def check(
     ruleset, enabled = _ruleset_and_enabled(settings)
     tune_gc()
     options = RunOptions(
-        want_fingerprints=output_format == "sarif", keep_text=fix or diff,
+        want_fingerprints=output_format == "sarif", keep_text=fix or diff or add_noqa,
         project_roots=() if example else project_scan_roots(paths, settings),
         track_deps=not no_cache,
     )
@@ -159,6 +169,18 @@ def check(
                 err=True,
             )
 
+    if add_noqa:
+        _add_noqa(run, errors)
+    if write_baseline_file:
+        count = write_baseline(run, write_baseline_file)
+        click.echo(f"nkilint: wrote {count} finding{'s' if count != 1 else ''} to the baseline {write_baseline_file}", err=True)
+        baseline = load_baseline(write_baseline_file)
+    if baseline is not None:
+        stale = apply_baseline(run, baseline)
+        if stale:
+            click.echo(f"nkilint: {stale} baseline entr{'ies' if stale != 1 else 'y'} of {baseline_file} match no finding "
+                       "(fixed, or the line changed); --write-baseline refreshes it", err=True)
+
     for note in run.all_notifications:
         if note.rule_id is not None and note.detail:
             click.echo(f"nkilint: {note.message}", err=True)
@@ -181,6 +203,18 @@ def check(
         # files have findings, and --exit-zero does not hide it.
         code = 2
     sys.exit(code)
+
+
+def _add_noqa(run: Run, errors: list[str]) -> None:
+    """--add-noqa: write the comments, say what was done, and stop (exit 0
+    unless a path was missing, a rule crashed or a file was not written)."""
+    known = len(run.notifications)
+    added, files, skipped = add_noqa_to_run(run)
+    click.echo(f"Added {added} noqa directive{'s' if added != 1 else ''} to {files} file{'s' if files != 1 else ''}.", err=True)
+    for f in skipped:
+        click.echo(f"nkilint: {f.path}:{f.span.start_line}: {f.rule_id} not suppressed: the line ends inside a string "
+                   "or continues with a backslash; add the noqa by hand or use --write-baseline", err=True)
+    sys.exit(2 if errors or run.crashed or len(run.notifications) > known else 0)
 
 
 def _use_color(color: bool | None) -> bool:

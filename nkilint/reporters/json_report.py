@@ -8,7 +8,8 @@ Schema (stable; additions only):
 ``name``, ``family``, ``level``, ``message``, ``path``, ``range`` (1-based
 lines and columns in code points, end exclusive), ``hint``, ``fix`` (null
 or ``{"description", "safe", "edits": [{"range", "replacement"}]}``),
-``related`` (each ``{"path", "range", "message"}``), ``kernel``, ``suppressed``, ``data``.
+``related`` (each ``{"path", "range", "message"}``), ``kernel``, ``suppressed``,
+``baselined`` (suppressed because ``--baseline`` lists it), ``data``.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ def finding_json(f: Finding, run: Run) -> dict[str, Any]:
         "related": [{"path": r.path or f.path, "range": span_json(r.span), "message": r.message} for r in f.related],
         "kernel": f.kernel,
         "suppressed": f.suppressed,
+        "baselined": f.baselined,
         "data": {k: v for k, v in f.data},
     }
 
@@ -82,6 +84,7 @@ def render_json(run: Run) -> str:
             "files": len(run.files),
             "findings": len(run.active),
             "suppressed": len(run.findings) - len(run.active),
+            "baselined": sum(1 for f in run.findings if f.baselined),
             "errors": counts.get(_lvl("error"), 0),
             "warnings": counts.get(_lvl("warning"), 0),
             "notes": counts.get(_lvl("note"), 0),

@@ -138,7 +138,9 @@ def _result(f: Finding, run: Run, rule_index: dict[str, int], root: Path) -> so.
             )
         ]
     if f.suppressed:
-        kwargs["suppressions"] = [make(so.Suppression, kind="inSource", state="accepted")]
+        # A baseline is kept outside the source (SARIF "external").
+        kind = "external" if f.baselined else "inSource"
+        kwargs["suppressions"] = [make(so.Suppression, kind=kind, state="accepted")]
     props = {}
     if f.kernel:
         props["kernel"] = f.kernel

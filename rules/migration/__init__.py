@@ -17,7 +17,7 @@ its own detection over the file's name-use index (``_index``: NKI name uses,
 device code, root kernels); shared facts in ``_names`` (what each used name
 is in the target's API), ``_calls`` (NKI calls and their keywords against
 the target's signatures), ``_kernels`` (kernel launches and outputs), the
-API table queries in ``_api`` and the rule shape in ``_base``.
+API table queries in ``nkilint.model.api_history`` and the rule shape in ``_base``.
 """
 from __future__ import annotations
 

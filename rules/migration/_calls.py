@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from functools import lru_cache
 
 from nkilint.model.analysis import Analysis
 from nkilint.model.apitable import Change, Signature
 from nkilint.model.bindings import Gen, Qual
 from nkilint.versions import V0_1, V0_2, NkiVersion
 
-from . import _api as api
+from nkilint.model import api_history as api
 from ._index import NameIndex
 from ._names import cached_status, doc_only_op
 
@@ -95,14 +94,12 @@ def legacy_result_call(index: NameIndex, site: NkiCall) -> Signature | None:
     return target
 
 
-@lru_cache(maxsize=None)
 def _param_changes(name: str, param: str, version: NkiVersion) -> tuple[Change, ...]:
-    return tuple(api.param_changes(name, param, version))
+    return api.param_changes_memo(name, param, version)
 
 
-@lru_cache(maxsize=None)
 def param_history(name: str, param: str) -> tuple[NkiVersion, ...]:
-    return tuple(api.param_history(name, param))
+    return api.param_history_memo(name, param)
 
 
 def keyword_kind(site: NkiCall, kw: ast.keyword) -> tuple[str, Change | None] | None:

@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from functools import lru_cache
 
 from nkilint.model.analysis import Analysis
 from nkilint.model.bindings import Gen, Qual
 from nkilint.versions import V0_2, V0_3, V0_4, V0_6, NkiVersion
 
-from . import _api as api
+from nkilint.model import api_history as api
 from ._base import show
 from ._index import NameIndex
 
@@ -68,9 +67,8 @@ class NameFact:
         return self.qual.gen
 
 
-@lru_cache(maxsize=4096)
 def cached_status(name: str, version: NkiVersion) -> api.NameStatus:
-    return api.name_status(name, version)
+    return api.name_status_memo(name, version)
 
 
 def doc_only_op(name: str, version: NkiVersion) -> bool:

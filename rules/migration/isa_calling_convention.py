@@ -9,7 +9,7 @@ from nkilint.model.bindings import Gen
 from nkilint.rule import invalid, valid
 from nkilint.versions import V0_1, V0_2, V0_3
 
-from . import _api as api
+from nkilint.model import api_history as api
 from ._base import API_TABLE, MIGRATION_GUIDE, RELEASE_NOTES, Issues, MigrationRule, short
 from ._calls import NkiCall, NkiCalls, accumulated_matmul, legacy_result_call, plain_arguments
 from ._index import NameIndex

@@ -9,7 +9,7 @@ from nkilint.model.bindings import Gen
 from nkilint.rule import invalid, valid
 from nkilint.versions import V0_2, V0_4
 
-from . import _api
+from nkilint.model import api_history as _api
 from ._base import MIGRATION_GUIDE, RELEASE_NOTES, Issues, MigrationRule, legacy_items
 from ._index import NameIndex
 from .deprecated_loop_iterator import DeprecatedLoopIterator

@@ -7,7 +7,7 @@ from nkilint.model.bindings import Gen
 from nkilint.rule import invalid, valid
 from nkilint.versions import V0_2, NkiVersion
 
-from . import _api as api
+from nkilint.model import api_history as api
 from ._base import API_TABLE, MIGRATION_GUIDE, RELEASE_NOTES, Issues, MigrationRule, first_missing_version, short
 from ._index import NameIndex
 from ._names import NameFact, NameFacts

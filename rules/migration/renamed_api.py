@@ -9,7 +9,7 @@ from nkilint.model.bindings import Gen
 from nkilint.rule import invalid, valid
 from nkilint.versions import V0_1, V0_2
 
-from . import _api as api
+from nkilint.model import api_history as api
 from ._base import API_TABLE, MIGRATION_GUIDE, Issues, MigrationRule, make_fix, short
 from ._index import NameIndex
 from ._names import RENAMES, NameFact, NameFacts, cached_status

@@ -8,7 +8,7 @@ from nkilint.findings import Edit, Level
 from nkilint.rule import invalid, valid
 from nkilint.versions import V0_3, NkiVersion
 
-from . import _api as api
+from nkilint.model import api_history as api
 from ._base import API_TABLE, MIGRATION_GUIDE, Issues, MigrationRule, make_fix
 from ._calls import NkiCalls
 from ._index import NameIndex

@@ -6,7 +6,7 @@ from nkilint.findings import Level
 from nkilint.model.bindings import Gen
 from nkilint.rule import invalid, valid
 
-from . import _api as api
+from nkilint.model import api_history as api
 from ._base import API_TABLE, Issues, MigrationRule, short
 from ._index import NameIndex
 from ._names import NameFacts

@@ -9,7 +9,7 @@ from nkilint.model.bindings import Gen
 from nkilint.rule import invalid, valid
 from nkilint.versions import V0_2
 
-from . import _api as api
+from nkilint.model import api_history as api
 from ._base import API_TABLE, RELEASE_NOTES, Issues, MigrationRule, short
 from ._calls import NkiCall, NkiCalls, checked_keywords, keyword_kind, param_history
 from ._index import NameIndex

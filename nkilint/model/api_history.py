@@ -282,3 +282,20 @@ def replacement_of(name: str, version: NkiVersion) -> str | None:
 
 def sdk_label(version: NkiVersion) -> str:
     return f"NKI {version} (Neuron SDK {SDK_OF[version].rsplit('.', 1)[0]})"
+
+
+# Memoised forms for the hot paths of the migration rules (pure functions of
+# the shipped API table, so the memo carries no state between files).
+@lru_cache(maxsize=None)
+def param_changes_memo(name: str, param: str, version: NkiVersion) -> tuple[Change, ...]:
+    return tuple(param_changes(name, param, version))
+
+
+@lru_cache(maxsize=None)
+def param_history_memo(name: str, param: str) -> tuple[NkiVersion, ...]:
+    return tuple(param_history(name, param))
+
+
+@lru_cache(maxsize=4096)
+def name_status_memo(name: str, version: NkiVersion) -> "NameStatus":
+    return name_status(name, version)
