@@ -42,7 +42,7 @@ def test_noqa_suppresses(cli, project, comment):
 
 def test_suppressed_finding_is_omitted_from_text(cli, project):
     write(project / "k.py", "import neuronxcc.nki.language as nl  # noqa: NKI601\n" + KERNEL_BODY)
-    result = cli("check", "k.py")
+    result = cli("check", "--select", "NKI0,NKI601", "k.py")  # the body reads undefined nisa, nki (NKI728)
     assert result.exit_code == 0
     assert "NKI601" not in result.stdout
     assert "All checks passed! 1 suppressed by '# noqa'." in result.stdout

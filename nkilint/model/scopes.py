@@ -114,11 +114,17 @@ class _ScopeBuilder(ast.NodeVisitor):
 
     def _comprehension(self, node) -> None:
         # Targets are local to the comprehension; everything else reads our scope.
+        # Nested comprehensions and lambdas inside it bind their own names too.
         local: set[str] = set()
-        for gen in node.generators:
-            for t in ast.walk(gen.target):
-                if isinstance(t, ast.Name):
-                    local.add(t.id)
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.comprehension):
+                for t in ast.walk(sub.target):
+                    if isinstance(t, ast.Name):
+                        local.add(t.id)
+            elif isinstance(sub, ast.Lambda):
+                a = sub.args
+                local.update(x.arg for x in a.posonlyargs + a.args + a.kwonlyargs)
+                local.update(x.arg for x in (a.vararg, a.kwarg) if x is not None)
         for sub in ast.walk(node):
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id not in local:
                 self.scope.loads.setdefault(sub.id, []).append(sub)

@@ -33,17 +33,20 @@ from .dynamic_loop_misuse import DynamicLoopMisuse
 from .immutable_parameter_written import ImmutableParameterWritten
 from .indirect_index_layout import IndirectIndexLayout
 from .indirect_index_unsupported import IndirectIndexUnsupported
+from .loop_over_arange import LoopOverArange
 from .mixed_basic_advanced_indexing import MixedBasicAdvancedIndexing
 from .mutable_parameter_not_returned import MutableParameterNotReturned
 from .nested_spmd_kernel_call import NestedSpmdKernelCall
 from .nki_api_outside_kernel import NkiApiOutsideKernel
 from .non_affine_mask import NonAffineMask
 from .output_never_written import OutputNeverWritten
+from .reshape_element_count import ReshapeElementCount
 from .static_out_of_bounds import StaticOutOfBounds
 from .tensor_shadowed_in_block import TensorShadowedInBlock
 from .tensor_truth_value import AmbiguousTensorTruth
 from .tensor_used_out_of_scope import TensorUsedOutOfScope
 from .too_many_indices import TooManyIndices
+from .undefined_name import UndefinedName
 from .while_loop_entry_condition import WhileLoopEntryCondition
 
 RULES = (
@@ -73,4 +76,7 @@ RULES = (
     AllocatedKernelRestriction,  # NKI725
     TooManyIndices,  # NKI726
     ApiCallSignature,  # NKI727
+    UndefinedName,  # NKI728
+    LoopOverArange,  # NKI729
+    ReshapeElementCount,  # NKI730
 )

@@ -25,7 +25,7 @@ class ImmutableParameterWritten(Rule):
     requires = (Scopes, ExprFacts)
     summary = "Legacy: a kernel writes one of its input parameters, which are immutable unless annotated nt.mutable_tensor"
     explanation = f"""
-Finds, in legacy top-level `nki.jit` kernels, stores into a kernel
+Finds, in legacy top-level kernels that return their outputs, stores into a kernel
 parameter that is not annotated `nt.mutable_tensor`
 (`nl.store(in_tensor, ...)`, `in_tensor[...] = ...`, a DMA whose
 destination is a parameter).
@@ -36,9 +36,13 @@ are immutable by default; storing into one is rejected with
 `err_cannot_update_immutable_parameter` ("Cannot update immutable
 parameter", {ERRORS_DOC}).
 
-Kernels in the older pass-by-reference style (`nki.trace`, `baremetal`,
-torch `nki_jit`, or an `nki.jit` kernel that returns nothing) write their
-output parameters by design and are not reported; neither are sub-kernels
+Every launch form counts: `@nki.jit` (also called with options), the
+launchers that wrap it (`@nki.baremetal`, `nki.baremetal(f)`,
+`nki.benchmark(...)(f)`, `nki.profile`, `nki.simulate_kernel(f, ...)`), a
+grid `f[g](...)`, and a wrapper assigned to a name (`k = nki.jit(f)`).
+Kernels in the older pass-by-reference style (`nki.trace`, torch
+`nki_jit`, or a kernel that returns nothing) write their output
+parameters by design and are not reported; neither are sub-kernels
 (`@nki.jit(mode='trace')`, or a kernel another kernel of the file calls),
 whose parameters are the caller's tensors, nor kernels compiled with
 `experimental_flags='enable-mutable-parameter'` (as in the SDK team's
@@ -64,6 +68,22 @@ that.
                 return in_tensor
             """,
             lines=[8],
+        ),
+        invalid(
+            """
+            import numpy as np
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            def increment(in_tensor):
+                x = nl.load(in_tensor)
+                nl.store(in_tensor, value=x + 1)
+                return in_tensor
+
+            nki.baremetal(increment)(np.zeros((128, 512), dtype=np.float32))
+            """,
+            lines=[7],
+            title="launched through nki.baremetal(f)",
         ),
         valid(
             """
@@ -105,7 +125,7 @@ that.
         for kernel, fn in root_kernels(model, scopes):
             # Older legacy entry points (nki.trace, baremetal, torch nki_jit) took outputs by reference; the
             # immutability rule is that of nki.jit kernels that return their outputs.
-            if "nki.jit" not in kernel.how or not any(
+            if not _returning_launch(kernel.how) or not any(
                 isinstance(n, ast.Return) and n.value is not None for n in scopes.own_nodes(fn)
             ) or _trace_mode(kernel.decorator) or _called_from_kernel(model, kernel) or experimental_flag(
                 kernel.decorator, "enable-mutable-parameter"
@@ -130,6 +150,21 @@ that.
                             f"output",
                             kernel=kernel.name,
                         )
+
+
+# Launchers of the legacy calling convention (the kernel returns its
+# outputs): nki.jit and the launchers that wrap it, as a decorator, applied
+# to the function (``nki.baremetal(f)``, ``nki.benchmark(...)(f)``,
+# ``k = nki.jit(f)``) or given it first (``nki.simulate_kernel(f, ...)``).
+# nki.trace and torch_neuronx.nki_jit kernels took their outputs by reference.
+_RETURNING_LAUNCHERS = ("nki.jit", "nki.baremetal", "nki.benchmark", "nki.profile", "nki.simulate_kernel",
+                        "nki.simulate")
+
+
+def _returning_launch(how: str) -> bool:
+    """``Kernel.how`` (``@nki.jit``, ``nki.baremetal(f)``, ...) names one of them."""
+    head = how.lstrip("@").split(" ")[0].split(",")[0].split("(")[0]
+    return head in _RETURNING_LAUNCHERS
 
 
 def _trace_mode(decorator: ast.AST | None) -> bool:
