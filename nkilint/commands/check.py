@@ -8,12 +8,14 @@ from pathlib import Path
 
 import click
 
+from ..atomic import write_report
 from ..config import ConfigError
 from ..discovery import InputFile, discover
 from ..engine import Checker, FileResult, Notification, RunOptions, project_scan_roots, tune_gc
 from ..findings import Level
 from ..plugins import PluginError
 from ..reporters import FORMATS
+from ..invocation import Invocation, utc_now
 from ..paths import display_path
 from ..run import Run
 from ..source import SourceError, decode_source
@@ -86,6 +88,7 @@ def check(
     cache_dir: str | None,
 ) -> None:
     """Check NKI kernels in PATHS (files or directories; '-' reads stdin)."""
+    started = utc_now()
     if example:
         if paths:
             raise UsageFailure("--example checks the bundled example; give no PATHS with it")
@@ -187,21 +190,22 @@ def check(
         elif note.path is not None and note not in run.notifications:
             click.echo(f"nkilint: {note.message}", err=True)
 
+    code = run.exit_code(exit_zero)
+    if errors:
+        # A path that does not exist is a usage error: 2 even when other
+        # files have findings, and --exit-zero does not hide it.
+        code = 2
+    run.invocation = Invocation(tuple(sys.argv[1:]), Path.cwd(), started, utc_now(), code)
     report = _render(run, output_format, output is None and _use_color(color), statistics, include_suppressed)
     if output:
         try:
-            Path(output).write_text(report, encoding="utf-8")
+            write_report(Path(output), report)  # all or nothing
         except OSError as exc:
             raise UsageFailure(f"cannot write {output}: {exc.strerror or exc}") from None
     elif fixed_stdin:
         click.echo(report, nl=False, err=True)
     elif not diff:
         click.echo(report, nl=False)
-    code = run.exit_code(exit_zero)
-    if errors:
-        # A path that does not exist is a usage error: 2 even when other
-        # files have findings, and --exit-zero does not hide it.
-        code = 2
     sys.exit(code)
 
 
