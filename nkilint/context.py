@@ -160,4 +160,40 @@ class RuleContext:
 
     def take_findings(self) -> list[Finding]:
         out, self._findings = self._findings, []
+        if self._model is not None and out and self._model.specializations:
+            out = _name_launches(out, self._model)
         return out
+
+
+def _name_launches(findings: list[Finding], model: "FileModel") -> list[Finding]:
+    """Findings of one rule, with those of launch-site specializations
+    (``Kernel.specialization``) merged in: a fault the kernel already shows
+    on its own (same rule, same place) is reported once, without the launch;
+    one that only a launch's inputs reveal names the launch. Messages name
+    the kernel, never the specialization's internal name."""
+    import dataclasses
+    import re
+
+    specs = {k.name: k for k in model.kernels if k.specialization is not None}
+    internal = re.compile(r"(\w+)@launch:\d+")
+    generic = {(f.rule_id, f.span) for f in findings if f.kernel not in specs}
+    seen: set[tuple] = set()
+    out: list[Finding] = []
+    for f in findings:
+        kernel = specs.get(f.kernel or "")
+        message = internal.sub(r"\1", f.message)
+        hint = internal.sub(r"\1", f.hint) if f.hint else f.hint
+        if kernel is None:
+            out.append(f if message == f.message and hint == f.hint else dataclasses.replace(f, message=message, hint=hint))
+            continue
+        if (f.rule_id, f.span) in generic:
+            continue
+        key = (f.rule_id, f.span, message)
+        if key in seen:
+            continue
+        seen.add(key)
+        launch = kernel.specialization
+        assert launch is not None
+        message += f" (with the inputs of the launch at {launch.describe()})"
+        out.append(dataclasses.replace(f, message=message, hint=hint, kernel=kernel.base_name))
+    return out

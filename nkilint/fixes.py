@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import ast
 import difflib
+import io
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -21,9 +23,10 @@ from typing import Iterable
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from .atomic import WriteError, replace_text
+from .cstguard import libcst_refusal
 from .findings import Edit, Finding, Fix, Span
-from .source import split_lines
+from .safefs import WriteRefused, read_bytes_capped, replace_bytes, rewrite_target
+from .source import MAX_FILE_BYTES, decode_source, split_lines
 
 MAX_ROUNDS = 8
 
@@ -211,6 +214,10 @@ def fix_source(text: str, findings: list[Finding], unsafe: bool = False, only_ru
         fixes = select_fixes(findings, unsafe, only_rule)
         if not fixes:
             break
+        refusal = libcst_refusal(current)
+        if refusal is not None:
+            # libcst would crash the process (not raise) on this text.
+            raise FixError(f"fixes skipped: {refusal}; nothing was written")
         edits = [e for fx in fixes for e in fx.edits]
         updated = apply_edits(current, edits)
         _must_parse(updated)
@@ -223,6 +230,9 @@ def fix_source(text: str, findings: list[Finding], unsafe: bool = False, only_ru
 
 
 def _must_parse(text: str) -> None:
+    refusal = libcst_refusal(text)
+    if refusal is not None:
+        raise FixError(f"a fix produced text the fixer cannot verify ({refusal}); nothing was written")
     try:
         ast.parse(text)
         cst.parse_module(text)
@@ -241,13 +251,55 @@ class FixReport:
     failed: int = 0  # files not written (changed on disk, invalid result, I/O error)
 
 
-def write_atomically(path: Path, original: str, new_text: str) -> None:
-    """Replace ``path`` by ``new_text`` if it still holds ``original``, and
-    only with text that parses (see nkilint.atomic)."""
+def _encoding_of(raw: bytes) -> str:
+    """The codec Python reads ``raw`` with (PEP 263; 'utf-8-sig' keeps a BOM)."""
     try:
-        replace_text(path, original, new_text, validate=_must_parse)
-    except WriteError as exc:
-        raise FixError(str(exc)) from None
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+    except SyntaxError:
+        encoding = "utf-8"
+    return encoding
+
+
+def write_atomically(path: Path, original: str, new_text: str, trees: tuple[Path, ...] = ()) -> None:
+    """Replace ``path``'s text by ``new_text`` if it still holds ``original``.
+
+    A symlink is rewritten at its target (the link stays; a target outside
+    ``trees`` is refused), a read-only file is refused, a file with several
+    hard links is rewritten in place (every link sees the fix), any other
+    file is replaced atomically (temporary file in the same directory,
+    renamed over it). The new text is encoded like the original (coding
+    cookie or BOM kept), must decode back to itself and parse, and keeps the
+    original's mode, owner and group. On any failure the original is
+    untouched.
+    """
+    try:
+        target = rewrite_target(path, trees)
+        raw = read_bytes_capped(target, MAX_FILE_BYTES)
+    except OSError as exc:
+        raise FixError(f"{path} {exc.strerror}" if isinstance(exc, WriteRefused) else f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        current = decode_source(raw)
+    except Exception:  # noqa: BLE001 - undecodable now: it changed
+        current = None
+    if current != original:
+        raise FixError(f"{path} changed on disk since it was read; not overwritten")
+    encoding = _encoding_of(raw)
+    try:
+        data = new_text.encode(encoding)
+    except UnicodeEncodeError as exc:
+        raise FixError(f"{path}: the fixed text cannot be encoded as {encoding} ({exc}); not overwritten") from None
+    if decode_source(data) != new_text:
+        raise FixError(f"{path}: the fixed text does not decode back to itself as {encoding}; not overwritten")
+    _must_parse(new_text)
+
+    def read_back(tmp: Path | None) -> None:
+        if tmp is not None and decode_source(tmp.read_bytes()) != new_text:
+            raise FixError(f"{path}: the temporary file does not read back as written; not overwritten")
+
+    try:
+        replace_bytes(target, data, raw, validate=read_back)
+    except WriteRefused as exc:
+        raise FixError(f"{path} {exc.strerror}") from None
 
 
 def unified_diff(path: str, before: str, after: str) -> str:
@@ -293,6 +345,14 @@ def _check_again(checker, text: str, display: str, disk: Path | None):
     return checker.check_text(text, display, str(disk) if disk else None)
 
 
+def _fix_trees(checker) -> tuple[Path, ...]:
+    """Where a symlinked file's target may be rewritten: the project root and
+    the trees named on the command line."""
+    roots = [Path(checker.settings.root)]
+    roots.extend(Path(p) if Path(p).is_dir() else Path(p).parent for p in checker.options.project_roots)
+    return tuple(roots)
+
+
 def apply_fixes_to_run(run, checker, write: bool, unsafe: bool, stdin: bool = False) -> FixReport:
     """Fix every file of a finished run.
 
@@ -332,7 +392,7 @@ def apply_fixes_to_run(run, checker, write: bool, unsafe: bool, stdin: bool = Fa
         fixed_count = _fixed_count(result.findings, new_result.findings, unsafe)
         if write and disk_path is not None:
             try:
-                write_atomically(disk_path, result.text, after)
+                write_atomically(disk_path, result.text, after, _fix_trees(checker))
             except (FixError, OSError) as exc:
                 report.failed += 1
                 run.notifications.append(Notification(Level.ERROR, f"{result.path}: {exc}", result.path))

@@ -91,3 +91,108 @@ def _human(size: int) -> str:
     if size % (1024 * 1024) == 0:
         return f"{size // (1024 * 1024)} MiB"
     return f"{size} bytes"
+
+
+# -- rewriting a file in place of the user (--fix) ------------------------------
+class WriteRefused(OSError):
+    """A file --fix must not rewrite (read-only, a symlink out of the tree...)."""
+
+
+def _inside(path: Path, trees: tuple[Path, ...]) -> bool:
+    for tree in trees:
+        try:
+            path.relative_to(tree)
+            return True
+        except ValueError:
+            continue
+    return False
+
+
+def rewrite_target(path: Path, trees: tuple[Path, ...] = ()) -> Path:
+    """The file that rewriting ``path`` must replace: ``path`` itself, or the
+    final target of a symlink (so the link stays a link). Raises
+    WriteRefused for a symlink that cannot be resolved or whose target lies
+    outside ``trees`` (when given), for anything but a regular file, and for
+    a read-only file (no write bit, or not writable by this user)."""
+    target = path
+    if path.is_symlink():
+        try:
+            target = path.resolve(strict=True)
+        except (OSError, RuntimeError):
+            raise WriteRefused(0, "is a symlink whose target cannot be resolved; not rewritten", str(path)) from None
+        resolved_trees = tuple(Path(os.path.realpath(t)) for t in trees)
+        if trees and not _inside(target, resolved_trees):
+            raise WriteRefused(
+                0, f"is a symlink to {target}, outside the checked tree; not rewritten (fix the target itself)", str(path)
+            )
+    info = os.stat(target)
+    if not stat.S_ISREG(info.st_mode):
+        raise WriteRefused(0, f"is {_kind(info.st_mode)}, not a regular file; not rewritten", str(path))
+    if not info.st_mode & 0o222 or not os.access(target, os.W_OK):
+        raise WriteRefused(0, "is read-only; not rewritten (make it writable to apply fixes)", str(path))
+    return target
+
+
+def replace_bytes(target: Path, data: bytes, expected: bytes, validate=None) -> None:
+    """Replace the content of the regular file ``target`` by ``data`` if it
+    still holds ``expected``, keeping its mode, owner and group (where this
+    user may set them) and its hard links.
+
+    A file with one link is replaced atomically: a temporary file in the
+    same directory, flushed to disk, then renamed over it (a reader, a crash
+    or a kill sees the old or the new file, never half of one). A file with
+    several hard links is rewritten in place, in one write after checking
+    its content, so every link sees the fix. ``validate(tmp_path)`` may raise
+    to refuse the write. Raises WriteRefused when the file changed.
+    """
+    import tempfile
+
+    info = os.stat(target)
+    if info.st_nlink > 1:
+        with open(target, "r+b") as handle:
+            if handle.read() != expected:
+                raise WriteRefused(0, "changed on disk since it was read; not overwritten", str(target))
+            if validate is not None:
+                validate(None)
+            handle.seek(0)
+            handle.write(data)
+            handle.truncate()
+            handle.flush()
+            os.fsync(handle.fileno())
+        return
+    directory = target.parent
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".nkilint-fix", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if validate is not None:
+            validate(Path(tmp))
+        try:
+            os.chmod(tmp, info.st_mode & 0o7777)
+        except OSError:  # pragma: no cover - a file system without modes
+            pass
+        if (info.st_uid, info.st_gid) != (os.stat(tmp).st_uid, os.stat(tmp).st_gid) and hasattr(os, "chown"):
+            try:
+                os.chown(tmp, info.st_uid, info.st_gid)
+                os.chmod(tmp, info.st_mode & 0o7777)  # chown clears set-id bits
+            except OSError:
+                pass  # not ours to give away: the file is now owned by this user
+        if read_bytes_capped(target, max(len(expected), 1) * 4 + (1 << 20)) != expected:
+            raise WriteRefused(0, "changed on disk while fixing; not overwritten", str(target))
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    try:  # make the rename itself durable
+        dir_fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # pragma: no cover
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(dir_fd)

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
+import tempfile
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -48,7 +50,11 @@ ALL_RULES = ["--select", "ALL", "--extend-select", "NKI433"]
 
 def run_nkilint(args: list[str], cwd: Path) -> list[dict]:
     cmd = [sys.executable, "-m", "nkilint", "check", "--format", "json", "--exit-zero", "--isolated", *args]
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    # The result cache goes to a directory of our own, never into a corpus
+    # checkout (an older nkilint, which has no cache, ignores the variable).
+    with tempfile.TemporaryDirectory(prefix="nkilint-compare-cache-") as cache:
+        env = {**os.environ, "NKILINT_CACHE_DIR": cache}
+        proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env)
     if proc.returncode not in (0, 1, 2) or not proc.stdout.strip():
         raise SystemExit(f"nkilint failed in {cwd}: {' '.join(cmd)}\n{proc.stderr[-2000:]}")
     report = json.loads(proc.stdout)

@@ -78,7 +78,8 @@ def finding_key(repo: str, f: dict) -> tuple:
 
 def check_repo(repo: Repo, checkout: Path, python: str = sys.executable) -> list[dict]:
     """Run nkilint over one checkout; findings as baseline entries."""
-    cmd = [python, "-m", "nkilint", "check", "--format", "json", "--exit-zero", "--isolated", *repo.args, "."]
+    cmd = [python, "-m", "nkilint", "check", "--format", "json", "--exit-zero", "--isolated", "--no-cache",
+           *repo.args, "."]
     proc = subprocess.run(cmd, cwd=checkout, capture_output=True, text=True)
     if not proc.stdout.strip():
         raise SystemExit(f"nkilint gave no report for {repo.name}: {proc.stderr[-2000:]}")

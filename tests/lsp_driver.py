@@ -18,8 +18,9 @@ class Editor:
     """One server process and the client side of the conversation."""
 
     def __init__(self, root: Path, pull: bool = False, env: dict[str, str] | None = None,
-                 watch: bool = True) -> None:
+                 watch: bool = True, debounce: float = 0.05) -> None:
         self.root = root
+        self.debounce = debounce
         self.pull = pull
         self.watch = watch
         self.env = env
@@ -72,7 +73,7 @@ class Editor:
         )
         await asyncio.wait_for(self.client.initialize_async(types.InitializeParams(
             capabilities=capabilities, root_uri=from_fs_path(str(self.root)), process_id=os.getpid(),
-            initialization_options={"debounce": 0.05},
+            initialization_options={"debounce": self.debounce},
             workspace_folders=[types.WorkspaceFolder(from_fs_path(str(self.root)), "root")])), TIMEOUT)
         self.client.initialized(types.InitializedParams())
         return self

@@ -232,3 +232,14 @@ def test_review_module_imports_no_rule_pack():
     text = "\n".join(p.read_text() for p in Path(__file__).parent.parent.joinpath("nkilint", "review").glob("*.py"))
     assert "nkilint_rules" not in text and "import rules" not in text
     assert textwrap.dedent(text)  # non-empty
+
+
+def test_card_says_how_the_project_launches_the_kernel(tmp_path):
+    host = "from mm import matmul_kernel\n\n\ndef run(a, b):\n    return matmul_kernel(a, b)\n"
+    review, _ = _review(tmp_path, {"mm.py": CURRENT_MATMUL, "host.py": host})
+    card = _kernel(review, "matmul_kernel").card
+    assert card.launch == "launched"
+    (tmp_path / "alone").mkdir()
+    alone, _ = _review(tmp_path / "alone", {"mm.py": CURRENT_MATMUL})
+    assert _kernel(alone, "matmul_kernel").card.launch == "uncalled"
+    assert "launched by host code" in render_markdown(review)

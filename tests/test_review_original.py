@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import sys
+from importlib import resources
 from pathlib import Path
 
+import jsonschema
 import pytest
 from click.testing import CliRunner
 from test_review import _review
@@ -111,6 +113,11 @@ def test_checklist_shows_the_fidelity_gaps_of_a_cuda_port(tmp_path):
     assert html.count('data-status="open question"') == 3 and 'data-aspect="accumulators" data-status="differs"' in html
     doc = json.loads(json.dumps(review.to_json()))
     assert doc["original"]["language"] == "cuda" and doc["original"]["open_questions"] == 4
+    schema = json.loads(resources.files("nkilint.data").joinpath("review.schema.json").read_text())
+    jsonschema.validate(doc, schema)
+    doc["original"]["rows"][0]["status"] = "fine"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(doc, schema)
 
 
 def test_a_divisibility_assert_answers_the_mask_question_differently(tmp_path):

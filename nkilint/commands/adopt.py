@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from .. import baseline as baselines
-from ..atomic import WriteError, replace_text, write_report
+from ..atomic import write_report
+from ..fixes import FixError, write_atomically
 from ..engine import Notification
 from ..findings import Finding, Level
 from ..noqa_writer import add_noqa
@@ -62,8 +63,10 @@ def add_noqa_to_run(run: Run) -> tuple[int, int, list[Finding]]:
         if edit.text == result.text:
             continue
         try:
-            replace_text(Path(result.disk_path), result.text, edit.text, validate=_must_parse)
-        except (WriteError, OSError, SyntaxError) as exc:
+            # The same safe rewrite --fix uses: symlinks, hard links, mode
+            # and owner kept; a file changed meanwhile or read-only is left as is.
+            write_atomically(Path(result.disk_path), result.text, edit.text)
+        except (FixError, OSError) as exc:
             message = f"{result.path}: no noqa added: {exc}"
             run.notifications.append(Notification(Level.ERROR, message, result.path))
             click.echo(f"nkilint: error: {message}", err=True)
@@ -71,9 +74,3 @@ def add_noqa_to_run(run: Run) -> tuple[int, int, list[Finding]]:
         added += edit.added
         files += 1
     return added, files, skipped
-
-
-def _must_parse(text: str) -> None:
-    import ast
-
-    ast.parse(text)

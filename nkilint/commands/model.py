@@ -115,7 +115,8 @@ def _memory_summary(kernel, settings: Settings):
 def stats_command(paths, output_format: str, target, sdk, nki_version, config, top: int) -> None:
     """How well the model resolves a tree of kernels.
 
-    Counts files, kernels and on-chip (SBUF/PSUM) allocations, and how many
+    Counts files, kernels (and how many were specialized: analysed again
+    with the shapes of a launch in host code), on-chip (SBUF/PSUM) allocations, and how many
     allocations have a partition size that is exact, bounded or unknown,
     with the most common reasons for unknown sizes. An allocation reached
     from several kernels counts once, with its best resolution.
@@ -126,17 +127,20 @@ def stats_command(paths, output_format: str, target, sdk, nki_version, config, t
     project = Project(settings.root)
     records: dict[tuple, AllocRecord] = {}
     rank = {"exact": 2, "bounded": 1, "unknown": 0}
-    kernels = roots = probable = truncated = 0
+    kernels = roots = probable = truncated = specialized = specializations = 0
     unreadable = 0
     for item in files:
         model = _load(item.path, project, settings, item.display)
         if isinstance(model, str):
             unreadable += 1
             continue
-        kernels += len(model.kernels)
-        roots += sum(1 for k in model.kernels if k.kind == "root")
-        probable += sum(1 for k in model.kernels if k.kind == "probable")
-        truncated += sum(1 for k in model.kernels if k.error)
+        own = [k for k in model.kernels if k.specialization is None]
+        kernels += len(own)
+        roots += sum(1 for k in own if k.kind == "root")
+        probable += sum(1 for k in own if k.kind == "probable")
+        truncated += sum(1 for k in own if k.error)
+        specializations += len(model.specializations)
+        specialized += len({id(k.node) for k in model.specializations})
         for rec in model.alloc_records():
             key = (rec.file, rec.line, rec.col)
             if key not in records or rank[rec.status] > rank[records[key].status]:
@@ -152,6 +156,8 @@ def stats_command(paths, output_format: str, target, sdk, nki_version, config, t
         "root_kernels": roots,
         "probable_kernels": probable,
         "truncated_kernels": truncated,
+        "specialized_kernels": specialized,
+        "specializations": specializations,
         "allocations": total,
         "exact": counts["exact"],
         "bounded": counts["bounded"],
@@ -170,6 +176,8 @@ def stats_command(paths, output_format: str, target, sdk, nki_version, config, t
         click.echo(f"files:        {doc['files']} ({unreadable} not analysed)")
         click.echo(f"kernels:      {kernels} ({roots} decorated or launched, {probable} probable device code"
                    f"{f', {truncated} truncated' if truncated else ''})")
+        click.echo(f"specialized:  {specialized} kernels analysed again with the inputs of a launch "
+                   f"({specializations} launches)")
         click.echo(f"on-chip allocations: {total}")
         if total:
             for status in ("exact", "bounded", "unknown"):

@@ -18,8 +18,6 @@ import itertools
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-import networkx as nx
-
 from .dtypes import DTYPE_BYTES
 from .values import Const, DType, Int, Value, const_int, describe, int_bounds
 
@@ -87,6 +85,10 @@ class KernelGraph:
     def __init__(self, name: str, file: str) -> None:
         self.name = name
         self.file = file
+        # Imported on first use: half of the command line's import time, and a
+        # run served from the cache builds no graph.
+        import networkx as nx
+
         self.g = nx.MultiDiGraph(name=name)
         self._ids = itertools.count()
         self.truncated = False  # the interpreter hit its budget

@@ -693,7 +693,11 @@ def _buffer_summary(mem: KernelMemory, buffer: str) -> dict:
 
 
 def _line_at(mem: KernelMemory, pos: int) -> int | None:
-    node_id = next((n for n in mem.graph.g.nodes if mem.graph.seq(n) == pos), None)
+    # One index per graph (kept with it): a scan per tensor was quadratic.
+    index = mem.graph.memo.get("memory.at_seq")
+    if index is None:
+        index = mem.graph.memo["memory.at_seq"] = {mem.graph.seq(n): n for n in mem.graph.g.nodes}
+    node_id = index.get(pos)
     if node_id is None:
         return None
     site = mem.graph.attrs(node_id).get("site")

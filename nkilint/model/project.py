@@ -85,6 +85,7 @@ class Project:
         self._log: ReadLog | None = None
         self._register_roots = True
         self._static_imports: dict[Path, ReadLog] = {}
+        self._parsed_for_closure: set[Path] = set()
 
     # -- files ----------------------------------------------------------------
     def register_source(self, path: Path, source: SourceFile) -> None:
@@ -134,6 +135,13 @@ class Project:
         if self._log is not None:
             self._log.read.add(key)
         if key in self._modules:
+            if key in self._parsed_for_closure and register_root and self._register_roots:
+                # First parsed by a dependency closure: register its root now,
+                # as this call would have had it parsed the module itself.
+                self._parsed_for_closure.discard(key)
+                top = self._package_root(key)
+                if top is not None and top not in self._roots:
+                    self._roots.append(top)
             return self._modules[key]
         self._modules[key] = None  # guards against cycles while parsing
         source = self._sources.get(key)
@@ -149,6 +157,8 @@ class Project:
             return None
         info = ModuleInfo(key, source, tree, self)
         self._modules[key] = info
+        if register_root and not self._register_roots:
+            self._parsed_for_closure.add(key)
         if register_root and self._register_roots:
             top = self._package_root(key)
             if top is not None and top not in self._roots:

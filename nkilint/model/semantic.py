@@ -25,8 +25,17 @@ from .graph import KernelGraph, Site
 from .interp import Budget, Interpreter, InterpStats
 from .interp.state import _TensorWithShapeObj
 from .kernels import KernelCandidate, find_kernels
+from .launches import Launch, find_launches
 from .project import ModuleInfo, Project
 from .values import FuncV, Unknown, Value, const_int, describe, int_bounds
+
+
+# A specialization's kernel name is the kernel's name, this marker and the
+# launch's line (``matmul@launch:40``); rules' messages that name the kernel
+# are rewritten to name the launch (``RuleContext.take_findings``).
+SPECIALIZED = "@launch:"
+# At most this many specializations per kernel (distinct launches).
+MAX_SPECIALIZATIONS = 4
 
 
 @dataclass
@@ -47,6 +56,14 @@ class Kernel:
     # "uncalled" (nothing in the scanned tree refers to it), None (not
     # known: no project scan, or not a module-level decorated function).
     launch: str | None = None
+    # A launch-site specialization: the kernel analysed again with the
+    # shapes, dtypes and constants of one launch in host code (launches.py).
+    specialization: Launch | None = None
+
+    @property
+    def base_name(self) -> str:
+        """The kernel's own name (a specialization's name also names its launch)."""
+        return self.name.split(SPECIALIZED, 1)[0]
 
 
 @dataclass
@@ -95,6 +112,11 @@ class FileModel:
     def graphs(self) -> Iterator[tuple[Kernel, KernelGraph]]:
         for k in self.kernels:
             yield k, k.graph
+
+    @property
+    def specializations(self) -> list[Kernel]:
+        """The kernels analysed again with the inputs of a launch."""
+        return [k for k in self.kernels if k.specialization is not None]
 
     def kernel(self, name: str) -> Kernel | None:
         return next((k for k in self.kernels if k.name == name), None)
@@ -255,6 +277,7 @@ def analyze_file(source: SourceFile, project: Project | None, target: Target, ve
             model.kernels[index] = again
     _apply_project_calls(model, module, target, version, legacy)
     model.device_function_ids = visited | {id(c.node) for c in candidates}
+    _specialize(model, module, target, version, legacy)
     model.kernels.sort(key=lambda k: k.node.lineno)
     return model
 
@@ -283,12 +306,42 @@ def _apply_project_calls(model: FileModel, module: ModuleInfo, target: Target, v
         model.kernels[position] = again
 
 
+def _specialize(model: FileModel, module: ModuleInfo, target: Target, version: NkiVersion, legacy: bool) -> None:
+    """Analyse each top-level kernel again for every launch in this file's
+    host code that decides some of its inputs (launches.py)."""
+    tops = [k for k in model.kernels if k.kind == "root" and not k.subkernel and k.class_name is None
+            and k.launch != SUBKERNEL]
+    if not tops or not any(isinstance(n, ast.Call) for n in module.source.nodes):
+        return
+    from .scopes import Scopes
+
+    parents = model.analysis(Scopes).file.parents
+    launches = find_launches(module.tree, model.bindings, [k.node for k in tops], model.device_function_ids,
+                             parents, module.source.nodes)
+    count: dict[int, int] = {}
+    for launch in launches:
+        n = count.get(id(launch.kernel), 0)
+        if n >= MAX_SPECIALIZATIONS:
+            continue
+        count[id(launch.kernel)] = n + 1
+        base = next(k for k in tops if k.node is launch.kernel)
+        cand = KernelCandidate(base.node, "root", base.how, base.decorator, None)
+        kernel = _interpret(cand, module, target, version, legacy, model.stats, overrides=dict(launch.args),
+                            name=f"{base.name}{SPECIALIZED}{launch.line}")
+        kernel.specialization = launch
+        kernel.launch = base.launch
+        kernel.how = f"{base.how}, specialized to the launch at {launch.describe()}"
+        model.kernels.append(kernel)
+
+
 def _interpret(cand: KernelCandidate, module: ModuleInfo, target: Target, version: NkiVersion, legacy: bool,
-               stats: InterpStats, top_level: bool = True) -> Kernel:
-    name = f"{cand.class_name}.{cand.node.name}" if cand.class_name else cand.node.name
+               stats: InterpStats, top_level: bool = True, overrides: dict | None = None,
+               name: str | None = None) -> Kernel:
+    name = name or (f"{cand.class_name}.{cand.node.name}" if cand.class_name else cand.node.name)
     graph = KernelGraph(name, str(module.path))
     interp = Interpreter(module, target, version, graph, legacy, stats)
     interp.param_buffer = "hbm" if top_level else "unknown"
+    interp.param_overrides = overrides or {}
     kernel = Kernel(name, cand.node, cand.kind, cand.how, graph, cand.decorator, cand.class_name)
     func = FuncV(cand.node, module, qualname=name)
     try:
@@ -312,4 +365,4 @@ def _finalize(graph: KernelGraph) -> None:
             data["shape_v"] = obj.fix_rank(obj.rank)
 
 
-__all__ = ["FileModel", "Kernel", "analyze_file", "partition_status", "partition_size", "_TensorWithShapeObj"]
+__all__ = ["SPECIALIZED", "FileModel", "Kernel", "analyze_file", "partition_status", "partition_size", "_TensorWithShapeObj"]

@@ -43,15 +43,22 @@ class Card:
     hardware: str
     partial: str | None  # the interpreter stopped early
     params: tuple[Param, ...] = field(default=())
+    launch: str | None = None  # how the project uses it: launched, subkernel, uncalled (None: not known)
 
     def to_json(self) -> dict:
         return {
             "name": self.name, "file": self.file, "line": self.line, "end_line": self.end_line, "kind": self.kind,
             "how": self.how, "generation": self.generation, "sdk": self.sdk, "nki_version": self.nki_version,
             "target_origin": self.target_origin, "hardware": self.hardware, "partial": self.partial,
-            "params": [p.to_json() for p in self.params],
+            "launch": self.launch, "params": [p.to_json() for p in self.params],
         }
 
+
+LAUNCH = {
+    "launched": "launched by host code in the scanned tree",
+    "subkernel": "called only from other kernels (parameters may be on-chip tiles)",
+    "uncalled": "nothing in the scanned tree calls it",
+}
 
 GENERATION = {
     "legacy": "legacy (neuronxcc.nki, NKI 0.1)",
@@ -112,7 +119,8 @@ def build_card(model: FileModel, kernel: Kernel, display: str, settings) -> Card
         hardware=settings.target.name,
         partial=kernel.error,
         params=tuple(params),
+        launch=kernel.launch,
     )
 
 
-__all__ = ["Card", "Param", "build_card", "GENERATION"]
+__all__ = ["Card", "Param", "build_card", "GENERATION", "LAUNCH"]

@@ -101,7 +101,10 @@ def _bound(terms: list[Term]) -> tuple[str, str]:
     unbounded = [t.resource for t in terms if t.seconds.hi == INF]
     why = "the time ranges overlap"
     if unbounded:
-        why += f" ({', '.join(unbounded)} has no upper bound: a size the model could not bound)"
+        verb = "has" if len(unbounded) == 1 else "have"
+        why += f" ({', '.join(unbounded)} {verb} no upper bound: a size or trip count the model could not bound)"
+    if lead.seconds.lo <= 0:
+        return "undecided", f"{why}; every resource may do no work (a loop that may run zero times)"
     return "undecided", f"{why}; {lead.resource} has the largest lower bound ({fmt_seconds(lead.seconds.lo)})"
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from ..model.graph import HBM, KernelGraph
 from ..model.semantic import Kernel
+from .quantity import Qty
 from .svg import FONT, MEMORY_COLORS, esc, svg_open, text_width
 
 NODE_H = 40
@@ -146,12 +147,8 @@ def build_picture(kernel: Kernel) -> Picture:
     for lid in wanted:
         data = graph.attrs(lid)
         parents = [p for p in (data.get("loops") or ()) if p in wanted]
-        trip = data.get("trip_v")
-        from ..model.values import const_int, describe
-
-        trips = str(const_int(trip)) if trip is not None and const_int(trip) is not None else (
-            describe(trip) if trip is not None else "?")
-        label = f"{data.get('loop_kind')} {data.get('iterator') or ''} x {trips}".replace("  ", " ")
+        trips = Qty.of(data.get("trip_v")).text()
+        label = f"{data.get('loop_kind')} {data.get('iterator') or ''}: {trips} trips".replace("  ", " ")
         if len(label) > 48:
             label = label[:45] + "..."
         site = data.get("site")

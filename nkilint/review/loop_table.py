@@ -58,6 +58,10 @@ def build_loops(kernel: Kernel, transfers: list[Transfer], work: list[Work]) -> 
     graph = kernel.graph
     nest = nest_of(graph)
     rows = []
+    ops_in: dict[str, int] = {}
+    for _, d in graph.ops():
+        for lid in d.get("loops") or ():
+            ops_in[lid] = ops_in.get(lid, 0) + 1
     for loop_id, data in sorted(graph.loops(), key=lambda x: x[1]["seq"]):
         if data.get("loop_kind") in NON_LOOPS:
             continue
@@ -74,7 +78,7 @@ def build_loops(kernel: Kernel, transfers: list[Transfer], work: list[Work]) -> 
             elif t.direction == "store":
                 dma_out = dma_out + moved
         engines = sorted({w.engine for w in work if loop_id in w.loops} | ({"dma"} if dmas else set()))
-        ops = sum(1 for op_id, d in graph.ops() if loop_id in (d.get("loops") or ()))
+        ops = ops_in.get(loop_id, 0)
         rows.append(LoopRow(
             id=loop_id,
             line=loop.site.line if loop.site is not None else None,

@@ -191,7 +191,7 @@ def build_memory(kernel: Kernel, target: Target) -> MemoryPicture:
     psum_peak_lo, psum_live = mem.peak("psum")
     sbuf_ids = {t.node_id for t in sbuf_live}
     psum_ids = {t.node_id for t in psum_live}
-    at_seq = {mem.graph.seq(n): n for n in mem.graph.g.nodes}
+    at_seq = mem.graph.memo.get("memory.at_seq") or {mem.graph.seq(n): n for n in mem.graph.g.nodes}
     sbuf = tuple(_buffer(mem, t, sbuf_ids, at_seq) for t in sorted(mem.of("sbuf"), key=lambda t: t.start))
     banks_at = _pack_banks(mem, [t for t in psum_live if t.counted])
     psum = tuple(_buffer(mem, t, psum_ids, at_seq, banks_at.get(t.node_id)) for t in sorted(mem.of("psum"), key=lambda t: t.start))

@@ -3,7 +3,7 @@ numbers read, so both formats say the same thing."""
 
 from __future__ import annotations
 
-from .card import GENERATION, Card
+from .card import GENERATION, LAUNCH, Card
 from .cost import Cost, Term
 from .loop_table import LoopRow
 from .memory_picture import Buffer, MemoryPicture
@@ -31,6 +31,8 @@ def card_rows(card: Card) -> list[tuple[str, str]]:
         ("generation", GENERATION.get(card.generation, card.generation)),
         ("target", f"SDK {card.sdk} (NKI {card.nki_version}) {card.target_origin}; {card.hardware}"),
     ]
+    if card.launch:
+        rows.append(("launch", LAUNCH.get(card.launch, card.launch)))
     if card.partial:
         rows.append(("partial", card.partial))
     return rows
@@ -55,10 +57,11 @@ def sbuf_headline(m: MemoryPicture) -> str:
     if m.sbuf_over:
         text += ": OVER CAPACITY"
     if m.sbuf_upper > m.sbuf_peak.hi:
-        up = "unbounded" if m.sbuf_upper == INF else fmt_bytes(m.sbuf_upper)
-        text += f"; any live set holds at most {up}"
-        if m.sbuf_upper_line:
-            text += f" (largest at line {m.sbuf_upper_line})"
+        where = f" (at line {m.sbuf_upper_line})" if m.sbuf_upper_line else ""
+        if m.sbuf_upper == INF:
+            text += f"; a live set{where} has no upper bound"
+        else:
+            text += f"; any live set holds at most {fmt_bytes(m.sbuf_upper)} (the largest{where})"
     return text
 
 

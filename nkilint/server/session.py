@@ -130,10 +130,16 @@ class Session:
             try:
                 checker = self.checker_for(path)
                 display = _display(path, checker.settings.root) if path is not None else name
-                result = checker.check_text(text, display, str(path) if path is not None else None)
+                result, ctx = checker.check_source(text, display, str(path) if path is not None else None)
             except Exception as exc:  # the server must outlive any bug
-                result = _crashed(display, exc)
-            return Checked(version, text, result, checker, display, str(path) if path is not None else None)
+                result, ctx = _crashed(display, exc), None
+            checked = Checked(version, text, result, checker, display, str(path) if path is not None else None)
+            if ctx is not None:
+                try:
+                    checked.model = ctx.model  # the rules' model, kept for hover
+                except Exception:  # the model crashed (reported as NKI003); hover has nothing to show
+                    pass
+            return checked
 
     def relint(self, checked: Checked, text: str) -> list[Finding]:
         """Findings for a candidate text (after applying fixes), same settings."""

@@ -1,4 +1,5 @@
-"""NKI422 bank-conflict-padding: an on-chip tile is padded by one column against shared-memory bank conflicts ((T, T + 1), PAD)."""
+"""NKI422 bank-conflict-padding: an on-chip tile is padded by one column
+against shared-memory bank conflicts ((T, T + 1), PAD)."""
 
 from __future__ import annotations
 
@@ -8,33 +9,32 @@ from typing import Iterator
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model.values import const_int
+from nkilint.model.views import tensors
 from nkilint.rule import invalid, valid
 
 from ._base import ARCH, Spot, SpotRule, shape_arg
 
 
 def padded_tiles(ctx: RuleContext) -> Iterator[Spot]:
-    for kernel, graph in ctx.model.graphs():
-        for nid, data in graph.tensors():
-            if data.get("origin") != "alloc" or data.get("buffer") not in ("sbuf", "psum"):
-                continue
-            call = data.get("call")
-            arg = shape_arg(call) if isinstance(call, ast.Call) else None
-            if not isinstance(arg, (ast.Tuple, ast.List)) or len(arg.elts) < 2:
-                continue
-            shape = data.get("shape_v") or ()
-            p = const_int(shape[0]) if shape else None
-            f = const_int(shape[-1]) if shape else None
-            last = arg.elts[-1]
-            plus_one = isinstance(last, ast.BinOp) and isinstance(last.op, ast.Add) and isinstance(last.right, ast.Constant) and last.right.value == 1 and ast.unparse(last.left) == ast.unparse(arg.elts[0])
-            literal = p is not None and f == p + 1 and p in (16, 32, 64, 128) and isinstance(last, ast.Constant)
-            if not (plus_one or literal):
-                continue
-            yield Spot(data.get("site"), (
-                f"{data.get('buffer', '').upper()} tile {data.get('name') or 'tile'} is padded ({ast.unparse(arg)}) "
-                f"against shared-memory bank conflicts: SBUF has no banks to conflict on, the padding wastes bytes per "
-                f"partition and breaks the square shape nisa.nc_transpose / matmul expect; drop the padding"
-            ), kernel=kernel.name)
+    for tensor in tensors(ctx.model, buffers=("sbuf", "psum"), origins=("alloc",)):
+        call = tensor.call
+        arg = shape_arg(call) if call is not None else None
+        if not isinstance(arg, (ast.Tuple, ast.List)) or len(arg.elts) < 2:
+            continue
+        shape = tensor.shape or ()
+        p = const_int(shape[0]) if shape else None
+        f = const_int(shape[-1]) if shape else None
+        last = arg.elts[-1]
+        plus_one = (isinstance(last, ast.BinOp) and isinstance(last.op, ast.Add) and isinstance(last.right, ast.Constant)
+                    and last.right.value == 1 and ast.unparse(last.left) == ast.unparse(arg.elts[0]))
+        literal = p is not None and f == p + 1 and p in (16, 32, 64, 128) and isinstance(last, ast.Constant)
+        if not (plus_one or literal):
+            continue
+        yield Spot(tensor.site, (
+            f"{tensor.buffer.upper()} tile {tensor.name if tensor.has_name else 'tile'} is padded ({ast.unparse(arg)}) "
+            f"against shared-memory bank conflicts: SBUF has no banks to conflict on, the padding wastes bytes per "
+            f"partition and breaks the square shape nisa.nc_transpose / matmul expect; drop the padding"
+        ), kernel=tensor.kernel.name)
 
 
 class BankConflictPadding(SpotRule):

@@ -1,4 +1,5 @@
-"""NKI402 cuda-block-grid-index: a CUDA block or grid index (blockIdx, blockDim, gridDim, cuda.grid) is used in NKI kernel code."""
+"""NKI402 cuda-block-grid-index: a CUDA block or grid index (blockIdx,
+blockDim, gridDim, cuda.grid) is used in NKI kernel code."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""NKI426 cuda-runtime-api: gPU runtime calls (torch.cuda, .cuda(), device='cuda', cupy, numba device arrays)."""
+"""NKI426 cuda-runtime-api: gPU runtime calls (torch.cuda, .cuda(),
+device='cuda', cupy, numba device arrays)."""
 
 from __future__ import annotations
 

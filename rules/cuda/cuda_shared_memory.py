@@ -1,4 +1,5 @@
-"""NKI403 cuda-shared-memory: cUDA shared/local memory (cuda.shared.array, cuda.local.array, __shared__) in NKI kernel code."""
+"""NKI403 cuda-shared-memory: cUDA shared/local memory (cuda.shared.array,
+cuda.local.array, __shared__) in NKI kernel code."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""NKI424 flat-index-math: a tensor is indexed with flat row-major offsets computed from strides (row * stride + col)."""
+"""NKI424 flat-index-math: a tensor is indexed with flat row-major offsets
+computed from strides (row * stride + col)."""
 
 from __future__ import annotations
 

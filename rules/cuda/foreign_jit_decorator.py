@@ -1,4 +1,5 @@
-"""NKI407 foreign-jit-decorator: nKI kernel code is decorated with a GPU JIT (@triton.jit, @cuda.jit, cupyx rawkernel)."""
+"""NKI407 foreign-jit-decorator: nKI kernel code is decorated with a GPU JIT
+(@triton.jit, @cuda.jit, cupyx rawkernel)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""NKI405 gpu-atomics: a GPU atomic (cuda.atomic.add, tl.atomic_add, atomicAdd) in NKI kernel code."""
+"""NKI405 gpu-atomics: a GPU atomic (cuda.atomic.add, tl.atomic_add, atomicAdd)
+in NKI kernel code."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""NKI404 gpu-barrier: a GPU barrier or fence (__syncthreads, cuda.syncthreads, tl.debug_barrier) in NKI kernel code."""
+"""NKI404 gpu-barrier: a GPU barrier or fence (__syncthreads, cuda.syncthreads,
+tl.debug_barrier) in NKI kernel code."""
 
 from __future__ import annotations
 

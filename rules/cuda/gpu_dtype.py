@@ -1,4 +1,5 @@
-"""NKI428 gpu-dtype: a GPU framework dtype (tl.float16, torch.bfloat16) or a 64-bit/complex dtype is passed to NKI."""
+"""NKI428 gpu-dtype: a GPU framework dtype (tl.float16, torch.bfloat16) or a
+64-bit/complex dtype is passed to NKI."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""NKI432 gpu-framework-import: a module that defines NKI kernels imports a GPU framework (triton, numba.cuda, cupy, pycuda)."""
+"""NKI432 gpu-framework-import: a module that defines NKI kernels imports a GPU
+framework (triton, numba.cuda, cupy, pycuda)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""NKI415 gpu-launch-grid: an NKI kernel is launched with a Triton/CUDA grid (grid lambda, cdiv-sized grid, threads per block)."""
+"""NKI415 gpu-launch-grid: an NKI kernel is launched with a Triton/CUDA grid
+(grid lambda, cdiv-sized grid, threads per block)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""NKI414 gpu-launch-options: warp/stage/autotune launch options (num_warps, num_stages, @triton.autotune) on NKI kernels."""
+"""NKI414 gpu-launch-options: warp/stage/autotune launch options (num_warps,
+num_stages, @triton.autotune) on NKI kernels."""
 
 from __future__ import annotations
 

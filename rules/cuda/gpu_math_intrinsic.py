@@ -1,4 +1,5 @@
-"""NKI429 gpu-math-intrinsic: a GPU math intrinsic (tl.exp2, tl.math.*, libdevice, __expf, rsqrtf) in NKI kernel code."""
+"""NKI429 gpu-math-intrinsic: a GPU math intrinsic (tl.exp2, tl.math.*,
+libdevice, __expf, rsqrtf) in NKI kernel code."""
 
 from __future__ import annotations
 

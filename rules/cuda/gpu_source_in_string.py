@@ -1,4 +1,5 @@
-"""NKI431 gpu-source-in-string: cUDA C source text is compiled at run time (cupy.RawKernel, SourceModule, load_inline)."""
+"""NKI431 gpu-source-in-string: cUDA C source text is compiled at run time
+(cupy.RawKernel, SourceModule, load_inline)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""NKI416 grid-stride-loop: a CUDA grid-stride loop (start at the thread id, step by the grid size) in NKI kernel code."""
+"""NKI416 grid-stride-loop: a CUDA grid-stride loop (start at the thread id,
+step by the grid size) in NKI kernel code."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""NKI427 host-library-on-tile: a host library (numpy, torch, math) is applied to an NKI tensor inside kernel code."""
+"""NKI427 host-library-on-tile: a host library (numpy, torch, math) is applied
+to an NKI tensor inside kernel code."""
 
 from __future__ import annotations
 

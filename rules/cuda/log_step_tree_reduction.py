@@ -1,4 +1,5 @@
-"""NKI421 log-step-tree-reduction: a log-step (halving) tree reduction over a tile, the GPU shared-memory reduction pattern."""
+"""NKI421 log-step-tree-reduction: a log-step (halving) tree reduction over a
+tile, the GPU shared-memory reduction pattern."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""NKI425 masked-load-fill: triton's masked-lane fill value (other=) on an NKI call, or a legacy masked load feeding a reduction."""
+"""NKI425 masked-load-fill: triton's masked-lane fill value (other=) on an NKI
+call, or a legacy masked load feeding a reduction."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model import dataflow as df
 from nkilint.model.device import DeviceCode
+from nkilint.model.views import Op, ops_of
 from nkilint.rule import invalid, valid
 
 from ._base import MIGRATION, Spot, SpotRule, nki_name
@@ -29,18 +31,19 @@ def masked_loads(ctx: RuleContext) -> Iterator[Spot]:
                     ), Level.ERROR, owner.name)
     if not ctx.model.legacy:
         return
-    for kernel, graph in ctx.model.graphs():
-        for op, data in graph.ops():
-            if df.short(data.get("api")) != "load" or "mask" not in (data.get("params_v") or {}):
+    for kernel in ctx.model.kernels:
+        graph = kernel.graph
+        for op in ops_of(kernel):
+            if op.short != "load" or "mask" not in op.params:
                 continue
-            reducers = [c for c in df.consumers(graph, op, depth=2)
+            reducers = [c for c in df.consumers(graph, op.id, depth=2)
                         if (df.is_sum_reduction(graph.attrs(c)) or df.is_max_reduction(graph.attrs(c)))
-                        and "mask" not in (graph.attrs(c).get("params_v") or {})]
+                        and "mask" not in Op(graph, c).params]
             if not reducers:
                 continue
-            red = graph.attrs(reducers[0])
-            yield Spot(data.get("site"), (
-                f"masked nl.load feeds a reduction ({df.short(red.get('api'))} at line {getattr(red.get('site'), 'line', '?')}): "
+            red = Op(graph, reducers[0])
+            yield Spot(op.site, (
+                f"masked nl.load feeds a reduction ({red.short} at line {getattr(red.site, 'line', '?')}): "
                 f"legacy masks leave masked-off lanes unwritten (no Triton other= fill), so the reduction may read "
                 f"garbage in the tail; reduce only the valid slice, or nl.full/memset the tile with the neutral value first"
             ), Level.WARNING, kernel.name)

@@ -1,4 +1,5 @@
-"""NKI417 one-tile-per-program: a kernel computes one tile per program (nl.program_id(0) * TILE) with no loop over tiles."""
+"""NKI417 one-tile-per-program: a kernel computes one tile per program
+(nl.program_id(0) * TILE) with no loop over tiles."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model.device import DeviceCode
 from nkilint.model.scopes import Scopes, mentions_any
+from nkilint.model.views import View
 from nkilint.rule import invalid, valid
 
 from ._base import LNC, Spot, SpotRule, nki_name, word_in
@@ -43,10 +45,12 @@ def one_tile_per_program(ctx: RuleContext) -> Iterator[Spot]:
                     break
         if tiled is None:
             continue
+        # the program id must select the HBM slice (a view's index names it)
+        hbm_views = (View(graph, vid) for vid, _ in graph.views())
         used = any(
-            data.get("buffer") in ("hbm", "shared_hbm", "private_hbm") and any(
-                word_in(name, data.get("index")) for name in pid_names | {"program_id"})
-            for _, data in graph.views()
+            view.buffer in ("hbm", "shared_hbm", "private_hbm")
+            and any(word_in(name, view.index) for name in pid_names | {"program_id"})
+            for view in hbm_views
         )
         if not used:
             continue

@@ -1,4 +1,5 @@
-"""NKI418 per-element-loop: a loop computes one tensor element per iteration (one GPU thread's work per instruction)."""
+"""NKI418 per-element-loop: a loop computes one tensor element per iteration
+(one GPU thread's work per instruction)."""
 
 from __future__ import annotations
 

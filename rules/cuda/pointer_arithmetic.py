@@ -1,4 +1,5 @@
-"""NKI423 pointer-arithmetic: a kernel argument is used as a pointer (x_ptr + offs, x.data_ptr(), a_ptrs += stride)."""
+"""NKI423 pointer-arithmetic: a kernel argument is used as a pointer (x_ptr +
+offs, x.data_ptr(), a_ptrs += stride)."""
 
 from __future__ import annotations
 

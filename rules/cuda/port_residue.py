@@ -1,4 +1,5 @@
-"""NKI433 port-residue: comments and docstrings of a kernel still mention CUDA/Triton (summary per kernel; off by default)."""
+"""NKI433 port-residue: comments and docstrings of a kernel still mention
+CUDA/Triton (summary per kernel; off by default)."""
 
 from __future__ import annotations
 

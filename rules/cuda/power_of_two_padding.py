@@ -1,4 +1,5 @@
-"""NKI430 power-of-two-padding: a block size is rounded up to a power of two (triton.next_power_of_2, 1 << ceil(log2(n)))."""
+"""NKI430 power-of-two-padding: a block size is rounded up to a power of two
+(triton.next_power_of_2, 1 << ceil(log2(n)))."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""NKI434 program-id-axis: nl.program_id / nl.num_programs asks for a grid axis >= 1 in current NKI (LNC launches have one axis)."""
+"""NKI434 program-id-axis: nl.program_id / nl.num_programs asks for a grid axis
+>= 1 in current NKI (LNC launches have one axis)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""NKI413 triton-constexpr-parameter: a kernel parameter is annotated tl.constexpr (Triton meta-parameter)."""
+"""NKI413 triton-constexpr-parameter: a kernel parameter is annotated
+tl.constexpr (Triton meta-parameter)."""
 
 from __future__ import annotations
 

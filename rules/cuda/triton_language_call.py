@@ -1,4 +1,5 @@
-"""NKI410 triton-language-call: a triton.language operation (tl.dot, tl.sum, tl.where, tl.zeros, ...) in NKI kernel code."""
+"""NKI410 triton-language-call: a triton.language operation (tl.dot, tl.sum,
+tl.where, tl.zeros, ...) in NKI kernel code."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""NKI411 triton-loop-iterator: a Triton loop iterator (tl.range, tl.static_range) in NKI kernel code."""
+"""NKI411 triton-loop-iterator: a Triton loop iterator (tl.range,
+tl.static_range) in NKI kernel code."""
 
 from __future__ import annotations
 

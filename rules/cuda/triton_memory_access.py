@@ -1,4 +1,5 @@
-"""NKI409 triton-memory-access: triton pointer loads/stores and memory hints (tl.load, tl.store, tl.make_block_ptr) in NKI kernel code."""
+"""NKI409 triton-memory-access: triton pointer loads/stores and memory hints
+(tl.load, tl.store, tl.make_block_ptr) in NKI kernel code."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""NKI408 triton-program-id: triton/Pallas program ids (tl.program_id, tl.num_programs) in NKI kernel code."""
+"""NKI408 triton-program-id: triton/Pallas program ids (tl.program_id,
+tl.num_programs) in NKI kernel code."""
 
 from __future__ import annotations
 

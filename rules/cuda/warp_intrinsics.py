@@ -1,4 +1,5 @@
-"""NKI406 warp-intrinsics: a warp intrinsic or warp-size constant (shfl, ballot, activemask, warpSize) in NKI kernel code."""
+"""NKI406 warp-intrinsics: a warp intrinsic or warp-size constant (shfl,
+ballot, activemask, warpSize) in NKI kernel code."""
 
 from __future__ import annotations
 

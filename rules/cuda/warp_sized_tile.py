@@ -1,4 +1,5 @@
-"""NKI420 warp-sized-tile: an on-chip tile is sized for warps or tensor-core fragments (16/32 partitions) instead of 128."""
+"""NKI420 warp-sized-tile: an on-chip tile is sized for warps or tensor-core
+fragments (16/32 partitions) instead of 128."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from typing import Iterator
 
 from nkilint.context import RuleContext
 from nkilint.findings import Level
-from nkilint.model import dataflow as df
 from nkilint.model.values import const_int
+from nkilint.model.views import ops_of, tensors_of
 from nkilint.rule import invalid, valid
 
 from ._base import Spot, SpotRule, shape_arg
@@ -23,24 +24,21 @@ _QUADRANT_APIS = {"nc_stream_shuffle", "nc_transpose", "local_gather", "nc_n_gat
 
 
 def warp_sized_tiles(ctx: RuleContext) -> Iterator[Spot]:
-    for kernel, graph in ctx.model.graphs():
-        quadrant_aware = any(
-            df.short(d.get("api")) in _QUADRANT_APIS or "tile_position" in (d.get("params_v") or {})
-            for _, d in graph.ops()
-        )
-        if quadrant_aware:
+    for kernel in ctx.model.kernels:
+        # 32-partition quadrants are a genuine Trainium quantity for these kernels.
+        if any(op.short in _QUADRANT_APIS or "tile_position" in op.params for op in ops_of(kernel)):
             continue
-        for nid, data in graph.tensors():
-            if data.get("origin") != "alloc" or data.get("buffer") not in ("sbuf", "psum"):
+        for tensor in tensors_of(kernel):
+            if tensor.origin != "alloc" or tensor.buffer not in ("sbuf", "psum"):
                 continue
-            shape = data.get("shape_v")
+            shape = tensor.shape
             if not shape or len(shape) < 2:
                 continue
             p = const_int(shape[0])
             if p not in (16, 32):
                 continue
-            call = data.get("call")
-            arg = shape_arg(call) if isinstance(call, ast.Call) else None
+            call = tensor.call
+            arg = shape_arg(call) if call is not None else None
             if not isinstance(arg, (ast.Tuple, ast.List)) or not arg.elts:
                 continue
             first = arg.elts[0]
@@ -49,8 +47,8 @@ def warp_sized_tiles(ctx: RuleContext) -> Iterator[Spot]:
             if not (square16 or (text and _BLOCKY.search(text.split(".")[-1]))):
                 continue
             why = f"{text} = {p}" if text else "a 16x16 WMMA fragment"
-            yield Spot(data.get("site"), (
-                f"{data.get('buffer', '').upper()} tile {data.get('name') or 'tile'} has {p} partitions ({why}), a "
+            yield Spot(tensor.site, (
+                f"{tensor.buffer.upper()} tile {tensor.name if tensor.has_name else 'tile'} has {p} partitions ({why}), a "
                 f"warp-sized GPU tile: engines process {ctx.target.partitions} partitions per instruction, so it uses "
                 f"{100 * p // ctx.target.partitions}% of the VectorE/ScalarE lanes and {p} of TensorE's "
                 f"{ctx.target.partitions} rows; use nl.tile_size.pmax ({ctx.target.partitions}) rows per tile"

@@ -17,9 +17,12 @@ from nkilint.context import RuleContext
 from nkilint.findings import Edit, Fix, Level, Span
 from nkilint.model.analysis import Analysis
 from nkilint.model.bindings import Gen, Qual
+from nkilint.model.graph import Site
+from nkilint.paths import display_path
 from nkilint.rule import Rule
 from nkilint.versions import KNOWN_VERSIONS, NkiVersion
 
+from .._common import helper_site
 from ._index import NameIndex, applies
 
 
@@ -37,6 +40,7 @@ class Issue:
     fix: Fix | None = None
     gen: Gen = Gen.CURRENT
     related: list | None = None  # (node, text) pairs shown with the finding
+    helper: Site | None = None  # the construct, when it is in another file a call here reaches
 
 
 class Issues:
@@ -48,13 +52,14 @@ class Issues:
         self._seen: set[tuple] = set()
 
     def add(self, where: ast.AST | Span, level: Level, message: str, hint: str | None = None,
-            fix: Fix | None = None, gen: Gen = Gen.CURRENT, related: list | None = None) -> None:
+            fix: Fix | None = None, gen: Gen = Gen.CURRENT, related: list | None = None,
+            helper: Site | None = None) -> None:
         span = where if isinstance(where, Span) else self.index.span(where)
         key = (span, message)
         if key in self._seen:
             return
         self._seen.add(key)
-        self.items.append(Issue(span, level, message, hint, fix, gen, related))
+        self.items.append(Issue(span, level, message, hint, fix, gen, related, helper))
 
 
 class MigrationRule(Rule):
@@ -92,8 +97,12 @@ class MigrationRule(Rule):
 
     def check(self, ctx: RuleContext) -> None:
         for issue in self.issues(ctx):
-            ctx.report(issue.where, issue.message, level=issue.level, hint=issue.hint, fix=issue.fix,
-                       related=issue.related)
+            message, related = issue.message, issue.related
+            if issue.helper is not None:
+                where = display_path(issue.helper.file, ctx.settings.root)
+                message += f" (in {where}:{issue.helper.line}, reached from here)"
+                related = list(related or []) + [helper_site(issue.helper, ctx)]
+            ctx.report(issue.where, message, level=issue.level, hint=issue.hint, fix=issue.fix, related=related)
 
 
 # -- words ------------------------------------------------------------------

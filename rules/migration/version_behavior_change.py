@@ -9,7 +9,6 @@ from nkilint.model.values import Const, DType
 from nkilint.rule import invalid, valid
 from nkilint.versions import V0_3, V0_4, V0_5
 
-from .._common import related_site
 from ._base import MIGRATION_GUIDE, RELEASE_NOTES, Issues, MigrationRule
 from ._index import NameIndex
 
@@ -150,12 +149,8 @@ PSUM input, a `dst` of the same rank as `src`, a value of `dst`'s dtype.
             if message is None or key in seen:
                 continue
             seen.add(key)
-            related = None
-            if not model.in_this_file(ref.site):
-                where = model.display_path(ref.site.file)
-                message += f" (in {where}:{ref.site.line}, reached from here)"
-                related = [related_site(ref.site, where)]
-            out.add(node, Level.ERROR, message, hint=_HINTS[api], related=related)
+            helper = None if model.in_this_file(ref.site) else ref.site
+            out.add(node, Level.ERROR, message, hint=_HINTS[api], helper=helper)
 
 
 X4 = ("float8_e4m3fn_x4", "float8_e5m2_x4", "float4_e2m1fn_x4")

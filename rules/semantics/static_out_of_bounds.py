@@ -11,6 +11,7 @@ from nkilint.model.exprs import short_text
 from nkilint.model.graph import Site
 from nkilint.model.indexing import IndexArithmetic
 from nkilint.model.scopes import Scopes
+from nkilint.model.views import shape_trusted
 from nkilint.model.values import Const, DsV, IndexV, SliceV, const_int, int_bounds, linear
 from nkilint.rule import Rule, invalid, valid
 
@@ -150,6 +151,8 @@ with a `mask=` (which may cut the range), are not reported.
             base_nodes = [v for _, v, d in graph.g.out_edges(view_id, data=True) if d.get("kind") == "view_of"]
             if not base_nodes:
                 continue
+            if not shape_trusted(graph, base_nodes[0]):
+                continue  # a result the model sizes by broadcasting (max8, ...)
             base = graph.attrs(base_nodes[0])
             shape = base.get("shape_v")
             items = data.get("index_v") or []

@@ -111,6 +111,9 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin, Tracer
         # the host, unknown for helpers and sub-kernels analysed on their own.
         self.param_buffer = "hbm"
         self._tensor_params: set[str] = set()
+        # A launch-site specialization: the root kernel's parameters that a
+        # launch decides (name -> launches.ArgSpec).
+        self.param_overrides: dict = {}
         self._program_syms: dict[str, Sym] = {}
         self.active_functions: list[int] = []  # functions being inlined (recursion guard)
         # Stable unknowns for attributes of unknown values (see opaque()).
@@ -242,6 +245,14 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin, Tracer
 
     def _param_value(self, param: ast.arg, default: Value | None, root: bool) -> Value:
         """The value of a kernel parameter: unknown, tensor-on-use."""
+        spec = self.param_overrides.get(param.arg) if root else None
+        if spec is not None:
+            if spec.shape is None:
+                return Const(spec.value)
+            return ParamTensor(sym=Sym(param.arg, origin="param"), label=param.arg, reason=f"parameter {param.arg}",
+                               name=param.arg, node=param, buffer=self.param_buffer,
+                               annotation_shape=tuple(Const(d) for d in spec.shape),
+                               annotation_dtype=DType(spec.dtype) if spec.dtype else None)
         if isinstance(default, Const) and default.value is None:
             default = None  # `bias=None`: an optional tensor (or config), tensor on use
         if default is not None and not isinstance(default, Unknown):

@@ -81,6 +81,10 @@ def _scalar_result(left: Value, right: Value, comparison: bool = False) -> Scala
     return ScalarV(label=None, dtype=dtype, comparison=comparison)
 
 
+
+# The axes of an nl.mgrid grid by attribute: p (partition), then x, y, z.
+_GRID_AXES = {"p": 0, "x": 1, "y": 2, "z": 3}
+
 class ExpressionsMixin:
     """Expressions: names, attributes, subscripts, operators, comprehensions.
 
@@ -240,9 +244,10 @@ class ExpressionsMixin:
             return self.unknown(f"{attr} not found in module", label=self.text(node))
         if isinstance(base, ShapeV):
             return self.unknown("shape attribute")
-        if isinstance(base, TupleV) and attr in ("p", "x") and base.items and all(isinstance(i, IndexV) for i in base.items):
-            # grid = nl.mgrid[0:128, 0:512]; grid.p / grid.x
-            return base.items[0] if attr == "p" else base.items[-1]
+        if isinstance(base, TupleV) and attr in _GRID_AXES and _GRID_AXES[attr] < len(base.items) and all(
+                isinstance(i, IndexV) for i in base.items):
+            # grid = nl.mgrid[0:128, 0:2, 0:512]; grid.p / grid.x / grid.y: the axes in order
+            return base.items[_GRID_AXES[attr]]
         if isinstance(base, TupleV) and base.is_list and attr in ("append", "extend", "insert", "pop", "copy", "index"):
             return _ListMethod(base, attr)
         if isinstance(base, DictV) and attr in ("get", "items", "keys", "values"):

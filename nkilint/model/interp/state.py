@@ -59,6 +59,7 @@ class ParamTensor(Int):
     buffer: str = "hbm"
     tensor: TensorV | None = None
     annotation_shape: tuple[Value, ...] | None = None
+    annotation_dtype: Value | None = None  # a launch-site specialization's dtype
 
     def __repr__(self) -> str:
         return f"Param({self.name})"

@@ -39,16 +39,16 @@ class TensorsMixin:
             return param.tensor
         shape_obj = ShapeV(param.name)
         shape = param.annotation_shape
+        dtype = param.annotation_dtype or Unknown(f"dtype of {param.name}", label=f"{param.name}.dtype")
         node_id = ""
         if self.graph is not None:
             node_id = self.graph.add_node(
                 "t", "tensor", self.site(param.node if param.node is not None else node), (), name=param.name, buffer=param.buffer, dtype=None,
-                dtype_v=Unknown(f"dtype of {param.name}"), shape_v=shape, shape_obj=shape_obj, origin="param",
+                dtype_v=dtype if param.annotation_dtype is not None else Unknown(f"dtype of {param.name}"), shape_v=shape, shape_obj=shape_obj, origin="param",
                 api=None, partition_axis=0, address=None, function=self._frame.func if getattr(self, "_frame", None) else "",
                 bytes_v=Unknown("parameter"),
             )
-        param.tensor = TensorV(node_id, node_id, shape, Unknown(f"dtype of {param.name}", label=f"{param.name}.dtype"),
-                               param.buffer, label=param.name)
+        param.tensor = TensorV(node_id, node_id, shape, dtype, param.buffer, label=param.name)
         if shape is None:
             # shape known lazily through ShapeV when unpacked / indexed
             param.tensor = _TensorWithShapeObj(node_id, node_id, None, param.tensor.dtype, param.buffer, label=param.name,
