@@ -252,3 +252,26 @@ def test_progress_line_only_on_a_terminal_for_long_runs():
     short = _Tty()
     Progress(2, short).update(result)
     assert short.getvalue() == ""
+
+
+def test_concurrent_runs_share_a_cache_safely(project, tmp_path):
+    import subprocess
+    import sys
+
+    for i in range(6):
+        write(project / f"k{i}.py", KERNEL if i % 2 else LEGACY)
+    write(project / "sizes.py", SIZES)
+    cache = tmp_path / "shared-cache"
+    cmd = [sys.executable, "-m", "nkilint", "check", ".", "--format", "json", "--exit-zero", "-j", "1",
+           "--cache-dir", str(cache)]
+    runs = [subprocess.Popen(cmd, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for _ in range(3)]
+    outputs = [run.communicate(timeout=300)[0] for run in runs]
+    assert all(run.returncode == 0 for run in runs)
+    findings = [json.loads(out)["findings"] for out in outputs]
+    assert findings[0] == findings[1] == findings[2] and findings[0]
+    entries = sorted(cache.rglob("*.json"))
+    assert len(entries) == 7 and all(json.loads(e.read_text())["format"] == FORMAT for e in entries)
+    assert not list(cache.rglob(".tmp-*"))  # no half-written file left behind
+    warm = subprocess.run(cmd, cwd=project, capture_output=True, text=True, timeout=300)
+    assert json.loads(warm.stdout)["findings"] == findings[0]

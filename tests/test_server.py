@@ -96,6 +96,9 @@ def test_diagnostics_after_open_and_after_an_edit(root, pull):
             # Unsaved edit: 256 -> 128 partitions on line 9 (incremental change).
             editor.edit(uri, 8, 20, 8, 23, "128")
             assert _codes(await editor.diagnostics(uri)) == ["NKI604"]
+            # A new version with the same text (an undo and redo) is answered too.
+            editor.replace(uri, KERNEL.replace("t = nl.ndarray((256", "t = nl.ndarray((128"))
+            assert _codes(await editor.diagnostics(uri)) == ["NKI604"]
             assert not (root / "kernel.py").exists()  # nothing was read from or written to disk
 
     run(scenario())

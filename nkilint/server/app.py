@@ -52,7 +52,8 @@ class NkilintServer(LanguageServer):
         document = self.workspace.get_text_document(uri)
         version = document.version
         current = self.checked.get(uri)
-        if current is not None and current.version == version and current.text == document.source:
+        if current is not None and current.text == document.source:
+            current.version = version  # an undo, or a change back: same text, same findings
             return current
         running = self._linting.get(uri)
         if running is not None and getattr(running, "nkilint_version", None) == version:
