@@ -37,7 +37,17 @@ for _command in (check, rules_command, rule_command, releases_command, graph_com
 
 def main() -> None:
     try:
-        cli.main(prog_name="nkilint", standalone_mode=True)
+        # Not click's standalone mode: it turns Ctrl-C into "Aborted!" and
+        # exit 1, which CI reads as "findings". Ctrl-C is 130 (128 + SIGINT).
+        try:
+            code = cli.main(prog_name="nkilint", standalone_mode=False)
+        except (click.exceptions.Abort, KeyboardInterrupt):
+            click.echo("nkilint: interrupted; nothing was written", err=True)
+            sys.exit(130)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        sys.exit(code if isinstance(code, int) else 0)
     except SystemExit:
         # The report is written. Interpreter shutdown would run the cyclic
         # collector over every parsed module and kernel graph still alive

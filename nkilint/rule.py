@@ -33,6 +33,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from .context import RuleContext
 
 
+# The project URL of pyproject.toml ([project.urls] Homepage).
+PROJECT_URL = "https://github.com/nkilint/nkilint"
+
+
 @dataclass(frozen=True)
 class Family:
     name: str
@@ -146,7 +150,11 @@ class Rule:
 
     @classmethod
     def help_uri(cls) -> str:
-        return f"https://github.com/nkilint/nkilint/blob/main/docs/rules.md#{cls.id.lower()}-{cls.name}"
+        """The rule's section of docs/rules.md at this version's tag (the
+        text that matches the installed rule; CHANGELOG.md defines the tags)."""
+        from . import __version__
+
+        return f"{PROJECT_URL}/blob/v{__version__}/docs/rules.md#{cls.id.lower()}-{cls.name}"
 
     @classmethod
     def describe(cls) -> str:

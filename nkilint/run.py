@@ -9,6 +9,7 @@ from pathlib import Path
 from .config import Settings
 from .engine import FileResult, Notification
 from .findings import Finding, Level
+from .invocation import Invocation
 from .rule import RuleSet
 
 
@@ -21,6 +22,9 @@ class Run:
     notifications: list[Notification] = field(default_factory=list)
     cwd: Path = field(default_factory=Path.cwd)
     fixes_applied: int = 0
+    # How nkilint was run (command line, times, exit code) for SARIF; set
+    # by the command just before reporting.
+    invocation: Invocation | None = None
 
     @property
     def findings(self) -> list[Finding]:

@@ -27,3 +27,25 @@ def test_every_rule_has_an_anchor_its_help_uri_points_to():
         anchor = rule.help_uri().rsplit("#", 1)[1]
         assert f"## {rule.id} {rule.name}\n" in text
         assert anchor == f"{rule.id.lower()}-{rule.name}"
+
+
+def test_release_tag_is_defined_by_the_changelog_and_used_everywhere():
+    """The pre-commit rev and every helpUri name a tag CHANGELOG.md defines
+    for this version, under the project URL of pyproject.toml."""
+    import re
+
+    import nkilint
+    from nkilint.plugins import installed_rules
+    from nkilint.rule import PROJECT_URL
+
+    root = Path(__file__).resolve().parent.parent
+    tag = f"v{nkilint.__version__}"
+    changelog = (root / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert re.search(rf"^## {re.escape(tag)}\b", changelog, re.M), f"CHANGELOG.md has no '## {tag}' section"
+    pyproject = (root / "pyproject.toml").read_text(encoding="utf-8")
+    assert f'Homepage = "{PROJECT_URL}"' in pyproject
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert f"repo: {PROJECT_URL}\n    rev: {tag}\n" in readme
+    for rule in installed_rules():
+        assert rule.help_uri().startswith(f"{PROJECT_URL}/blob/{tag}/docs/rules.md#")
+    assert "placeholder" not in readme.lower()

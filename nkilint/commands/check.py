@@ -8,18 +8,21 @@ from pathlib import Path
 
 import click
 
+from ..atomic import write_report
 from ..config import ConfigError
 from ..discovery import InputFile, discover
 from ..engine import Checker, FileResult, Notification, RunOptions, project_scan_roots, tune_gc
 from ..findings import Level
 from ..plugins import PluginError
 from ..reporters import FORMATS
+from ..invocation import Invocation, utc_now
 from ..paths import display_path
 from ..run import Run
 from ..source import SourceError, decode_source
 from ..targets import target_names
 from ..versions import VERSION_NAMES
 from .adopt import add_noqa_to_run, apply_baseline, load_baseline, write_baseline
+from .show_fixes import fixable_snapshot, fixes_listing
 from .cached import cache_options, check_through_cache
 from .common import EXAMPLE_PATH, UsageFailure, _ruleset_and_enabled, _split, build_settings
 
@@ -34,9 +37,9 @@ from .common import EXAMPLE_PATH, UsageFailure, _ruleset_and_enabled, _split, bu
 @click.option("--target", type=click.Choice(target_names(), case_sensitive=False), help="Hardware generation (inf2 = trn1).")
 @click.option("--sdk", help="Neuron SDK release to check against (2.20 ... 2.34; default: the release the project pins, else the newest).")
 @click.option("--nki-version", type=click.Choice(VERSION_NAMES), help="NKI version: the newest SDK release of it (0.1 = 2.26, legacy neuronxcc.nki; 0.8 = 2.34).")
-@click.option("--format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format.")
+@click.option("--format", "--output-format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write the report to a file.")
-@click.option("--statistics", is_flag=True, help="Show the number of findings per rule.")
+@click.option("--statistics", is_flag=True, help="Show a table of findings per rule and level instead of the findings.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even if there are findings (2 still signals errors).")
 @click.option("--fail-level", type=click.Choice(["note", "warning", "error"]), help="Lowest level that makes the exit code 1 [default: warning].")
 @click.option("--config", type=click.Path(exists=True, dir_okay=False), help="Use this pyproject.toml.")
@@ -51,6 +54,10 @@ from .common import EXAMPLE_PATH, UsageFailure, _ruleset_and_enabled, _split, bu
 @click.option("--color/--no-color", default=None, help="Colour the text output (default: when writing to a terminal).")
 @click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False), help="Fail only on findings not in this baseline file.")
 @click.option("--write-baseline", "write_baseline_file", type=click.Path(dir_okay=False), help="Record the current findings in this baseline file.")
+@click.option("-q", "--quiet", is_flag=True, help="Print the findings, nothing else (no header, summary or notes).")
+@click.option("-s", "--silent", is_flag=True, help="Print nothing; the exit code still says whether there are findings.")
+@click.option("-v", "--verbose", is_flag=True, help="Also say where the configuration, the root and the target come from.")
+@click.option("--show-fixes", is_flag=True, help="List the fixes applied (with --fix) or available, per file and rule.")
 @click.option("--add-noqa", is_flag=True, help="Add '# noqa: ID' comments to every line with a finding; report nothing.")
 @cache_options
 def check(
@@ -84,14 +91,20 @@ def check(
     add_noqa: bool,
     no_cache: bool,
     cache_dir: str | None,
+    quiet: bool,
+    silent: bool,
+    verbose: bool,
+    show_fixes: bool,
 ) -> None:
     """Check NKI kernels in PATHS (files or directories; '-' reads stdin)."""
+    started = utc_now()
     if example:
         if paths:
             raise UsageFailure("--example checks the bundled example; give no PATHS with it")
         paths = (str(EXAMPLE_PATH),)
     elif not paths:
-        paths = (".",)
+        # ruff: --stdin-filename alone reads standard input.
+        paths = ("-",) if stdin_filename else (".",)
     if example and fix:
         raise UsageFailure("--example checks a file of the installed package, which --fix must not rewrite; "
                            "use --diff to see the fixes")
@@ -137,6 +150,8 @@ def check(
         click.echo(f"nkilint: error: {message}", err=True)
     if example:
         files = [InputFile(EXAMPLE_PATH, "nkilint/examples/softmax_port.py", True)]
+    if verbose and not silent:
+        _explain_settings(settings, len(files) + ("-" in paths))
     if "-" in paths:
         run.files.append(_check_stdin(checker, stdin_filename))
     run.files.extend(check_through_cache(files, checker, jobs, no_cache, cache_dir))
@@ -144,6 +159,7 @@ def check(
     # --fix / --diff: stdout carries the diff (--diff) or, for stdin, the
     # fixed source (--fix); the report then goes to stderr (or -o).
     fixed_stdin = fix and "-" in paths
+    before_fix = fixable_snapshot(run)
     if fix or diff:
         from ..fixes import apply_fixes_to_run
 
@@ -187,21 +203,38 @@ def check(
         elif note.path is not None and note not in run.notifications:
             click.echo(f"nkilint: {note.message}", err=True)
 
-    report = _render(run, output_format, output is None and _use_color(color), statistics, include_suppressed)
-    if output:
-        try:
-            Path(output).write_text(report, encoding="utf-8")
-        except OSError as exc:
-            raise UsageFailure(f"cannot write {output}: {exc.strerror or exc}") from None
-    elif fixed_stdin:
-        click.echo(report, nl=False, err=True)
-    elif not diff:
-        click.echo(report, nl=False)
     code = run.exit_code(exit_zero)
     if errors:
         # A path that does not exist is a usage error: 2 even when other
         # files have findings, and --exit-zero does not hide it.
         code = 2
+    run.invocation = Invocation(tuple(sys.argv[1:]), Path.cwd(), started, utc_now(), code)
+    colored = output is None and _use_color(color)
+    if statistics and output_format in ("json", "text", "concise"):
+        from ..reporters.statistics import render_statistics_json, render_statistics_text
+
+        report = render_statistics_json(run) if output_format == "json" else render_statistics_text(run)
+    else:
+        report = _render(run, output_format, colored, False, include_suppressed)
+        if statistics and not silent:
+            from ..reporters.statistics import render_statistics_text
+
+            click.echo(render_statistics_text(run), nl=False, err=True)
+    if silent:
+        sys.exit(code)
+    if show_fixes:
+        click.echo(fixes_listing(before_fix, run, applied=fix), nl=False, err=True)
+    if quiet and output_format in ("text", "concise"):
+        report = _without_header_and_summary(report, run)
+    if output:
+        try:
+            write_report(Path(output), report)  # all or nothing
+        except OSError as exc:
+            raise UsageFailure(f"cannot write {output}: {exc.strerror or exc}") from None
+    elif fixed_stdin:
+        click.echo(report, nl=False, err=True)
+    elif not diff:
+        click.echo(report, nl=False, color=colored or None)
     sys.exit(code)
 
 
@@ -217,9 +250,29 @@ def _add_noqa(run: Run, errors: list[str]) -> None:
     sys.exit(2 if errors or run.crashed or len(run.notifications) > known else 0)
 
 
+def _explain_settings(settings, n_files: int) -> None:
+    s = settings
+    click.echo(f"nkilint: project root {s.root} (paths are reported relative to it)", err=True)
+    click.echo(f"nkilint: configuration {s.config_file or 'none (defaults)'}", err=True)
+    click.echo(f"nkilint: target {s.release.label} {s.target_origin.text}; {s.target.name}", err=True)
+    click.echo(f"nkilint: {n_files} file{'s' if n_files != 1 else ''} to check", err=True)
+
+
+def _without_header_and_summary(report: str, run: Run) -> str:
+    lines = report.splitlines(keepends=True)
+    if lines and lines[0].startswith("target: "):
+        lines = lines[1:]
+    if lines and lines[-1].rstrip("\n") == run.summary():
+        lines = lines[:-1]
+    return "".join(lines)
+
+
 def _use_color(color: bool | None) -> bool:
+    """--color / --no-color, else FORCE_COLOR, else NO_COLOR, else a terminal."""
     if color is not None:
         return color
+    if os.environ.get("FORCE_COLOR"):
+        return True
     if os.environ.get("NO_COLOR"):
         return False
     return sys.stdout.isatty()

@@ -7,6 +7,7 @@ carry an in-source suppression).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from urllib.parse import quote
@@ -15,6 +16,7 @@ import sarif_om as so
 
 from .. import __version__
 from ..findings import Finding, Level, Span
+from ..invocation import utc_text
 from ..paths import display_path
 from ..rule import Rule
 from ..run import Run
@@ -23,6 +25,8 @@ from ..sarif_writer import make, to_json
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://github.com/nkilint/nkilint"
 SRCROOT = "%SRCROOT%"
+COLUMN_FINGERPRINT = "nkilint/column/v1"
+MAX_RESULTS = 25_000  # per run, GitHub code scanning's limit
 _LEVEL = {Level.ERROR: "error", Level.WARNING: "warning", Level.NOTE: "note"}
 
 
@@ -84,7 +88,24 @@ def _artifact_location(path: str, root: Path) -> so.ArtifactLocation:
     return make(so.ArtifactLocation, uri=p.as_uri())
 
 
-def _result(f: Finding, run: Run, rule_index: dict[str, int], root: Path) -> so.Result:
+def _column_keys(findings: list[Finding], run: Run) -> dict[int, str]:
+    """A key per result that tells apart results on the same line: the
+    line's hash, the columns and the message; a repeat gets ``:n``.
+    (ruleId, uri, partialFingerprints) is then unique in the run, which
+    code scanning needs to keep one alert per result."""
+    seen: dict[str, int] = {}
+    out: dict[int, str] = {}
+    for f in findings:
+        line = (run.fingerprint_for(f) or "").split(":")[0]
+        span = f.span
+        raw = "\0".join((f.rule_id, f.path, line, f"{span.start_col}-{span.end_col}", f.message))
+        digest = hashlib.sha256(raw.encode("utf-8")).hexdigest()[:16]
+        seen[digest] = seen.get(digest, 0) + 1
+        out[id(f)] = f"{digest}:{seen[digest]}"
+    return out
+
+
+def _result(f: Finding, run: Run, rule_index: dict[str, int], root: Path, column_keys: dict[int, str]) -> so.Result:
     location = make(
         so.Location,
         physical_location=make(
@@ -100,9 +121,12 @@ def _result(f: Finding, run: Run, rule_index: dict[str, int], root: Path) -> so.
     )
     if f.rule_id in rule_index:
         kwargs["rule_index"] = rule_index[f.rule_id]
+    fingerprints = {}
     fingerprint = run.fingerprint_for(f)
     if fingerprint:
-        kwargs["partial_fingerprints"] = {"primaryLocationLineHash": fingerprint}
+        fingerprints["primaryLocationLineHash"] = fingerprint
+    fingerprints[COLUMN_FINGERPRINT] = column_keys[id(f)]
+    kwargs["partial_fingerprints"] = fingerprints
     if f.related:
         kwargs["related_locations"] = [
             make(
@@ -161,10 +185,19 @@ def build_sarif(run: Run, include_suppressed: bool = False) -> dict:
         information_uri=INFORMATION_URI,
         rules=[_descriptor(r) for r in rules],
     )
-    results = [
-        _result(f, run, rule_index, root) for f in run.findings if include_suppressed or not f.suppressed
-    ]
+    chosen = [f for f in run.findings if include_suppressed or not f.suppressed]
     notifications = []
+    if len(chosen) > MAX_RESULTS:
+        # GitHub code scanning rejects a run with more results than this.
+        notifications.append(make(
+            so.Notification, level="warning",
+            message=make(so.Message, text=f"{len(chosen) - MAX_RESULTS} of {len(chosen)} results were left out: code "
+                                          f"scanning accepts at most {MAX_RESULTS} per run; use --baseline or narrow "
+                                          "the selection"),
+        ))
+        chosen = sorted(chosen, key=lambda f: -int(f.level))[:MAX_RESULTS]
+    column_keys = _column_keys(chosen, run)
+    results = [_result(f, run, rule_index, root, column_keys) for f in chosen]
     for n in run.all_notifications:
         kw = dict(level=_LEVEL[n.level], message=make(so.Message, text=n.message))
         if n.path:
@@ -183,11 +216,7 @@ def build_sarif(run: Run, include_suppressed: bool = False) -> dict:
         if n.detail:
             kw["exception"] = make(so.Exception, message=n.detail.strip().splitlines()[-1], kind="python")
         notifications.append(make(so.Notification, **kw))
-    invocation = make(
-        so.Invocation,
-        execution_successful=not run.crashed,
-        tool_execution_notifications=notifications or None,
-    )
+    invocation = _invocation(run, notifications)
     log = make(
         so.SarifLog,
         schema_uri=SCHEMA_URI,
@@ -199,6 +228,9 @@ def build_sarif(run: Run, include_suppressed: bool = False) -> dict:
                 invocations=[invocation],
                 column_kind="unicodeCodePoints",
                 original_uri_base_ids={SRCROOT: make(so.ArtifactLocation, uri=_dir_uri(root))},
+                # One analysis per hardware target: uploads for trn1 and trn2
+                # are separate categories in code scanning.
+                automation_details=make(so.RunAutomationDetails, id=f"nkilint/{run.settings.target.name}/"),
                 results=results,
                 # issue 13: the target release and why (see _target_properties)
                 properties=make(so.PropertyBag, _extra=_target_properties(run)),
@@ -208,15 +240,47 @@ def build_sarif(run: Run, include_suppressed: bool = False) -> dict:
     return to_json(log)
 
 
+def _invocation(run: Run, notifications: list) -> so.Invocation:
+    """invocations[0]: the command line, where and when it ran, and whether
+    it succeeded (exit 2 is a failed run, 1 only means findings)."""
+    info = run.invocation
+    kw: dict = {"tool_execution_notifications": notifications or None}
+    if info is None:
+        return make(so.Invocation, execution_successful=not run.crashed, **kw)
+    return make(
+        so.Invocation,
+        execution_successful=info.successful and not run.crashed,
+        command_line=info.command_line,
+        arguments=list(info.arguments),
+        working_directory=make(so.ArtifactLocation, uri=_dir_uri(info.working_directory)),
+        start_time_utc=utc_text(info.start),
+        end_time_utc=utc_text(info.end) if info.end else None,
+        exit_code=info.exit_code,
+        **kw,
+    )
+
+
 def _target_properties(run: Run) -> dict:
-    """run.properties: the target SDK release, its NKI version and why."""
+    """run.properties: the target SDK release, its NKI version and why, the
+    rule selection and the command line."""
     settings = run.settings
-    return {
+    props = {
         "nkilint.sdk": settings.release.minor,
+        "nkilint.release": settings.release.label,
         "nkilint.nkiVersion": str(settings.nki_version),
         "nkilint.hardwareTarget": settings.target.name,
         "nkilint.targetOrigin": settings.target_origin.to_json(),
+        "nkilint.selection": {
+            "select": list(settings.select) if settings.select is not None else None,
+            "extendSelect": list(settings.extend_select),
+            "ignore": list(settings.ignore),
+            "enabled": sorted(run.enabled),
+        },
+        "nkilint.projectRoot": _dir_uri(settings.root),
     }
+    if run.invocation is not None:
+        props["nkilint.commandLine"] = run.invocation.command_line
+    return props
 
 
 def _dir_uri(root: Path) -> str:
