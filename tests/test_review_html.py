@@ -17,7 +17,10 @@ from test_review import CURRENT_MATMUL, LEGACY_ADD, _kernel, _review
 from nkilint.review.graph_picture import build_picture, layout
 from nkilint.review.output import render
 from nkilint.review.render_html import render_html
-from nkilint.review.svg import MEMORY_COLORS, PALETTE, psum_banks, sbuf_bar
+from nkilint.review import charts
+from nkilint.review.charts import CAPACITY_COLOR, FREE_COLOR, INSTALL_HINT, psum_banks, sbuf_bar
+from nkilint.review.quantity import fmt_bytes
+from nkilint.review.svg import MEMORY_COLORS, PALETTE
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
@@ -63,33 +66,106 @@ def test_html_is_self_contained_and_has_every_section(tmp_path):
         assert html.count(f'<h3 class="{section}">') == 2
     svgs = _svgs(html)
     kinds = [s.get("class") for s in svgs]
-    assert kinds.count("chart sbuf-chart") == kinds.count("chart psum-chart") == kinds.count("chart graph-chart") == 2
+    assert kinds.count("chart sbuf-chart pygal-chart") == kinds.count("chart psum-chart pygal-chart") == 2
+    assert kinds.count("chart graph-chart") == 2
+    # The charts are pygal's, named after the buffers, with the target's capacity.
+    sbuf = next(s for s in svgs if s.get("class") == "chart sbuf-chart pygal-chart")
+    legend = "".join(sbuf.itertext())
+    assert "capacity 207.7 KiB" in legend
 
 
-def test_sbuf_bar_draws_the_peak_buffers_to_scale(tmp_path):
+def _bars(svg: ET.Element) -> dict[str, list[ET.Element]]:
+    """pygal's bars by series name: {legend text: [rect of each value drawn]}."""
+    out = {}
+    series = [g for g in svg.iter(f"{SVG_NS}g") if "series" in (g.get("class") or "").split()]
+    legends = [t.text for g in svg.iter(f"{SVG_NS}g") if "legend" in (g.get("class") or "").split()
+               for t in g.iter(f"{SVG_NS}text")]
+    for name, g in zip(legends, series):
+        out[name] = [r for r in g.iter(f"{SVG_NS}rect") if "rect" in (r.get("class") or "").split()
+                     and float(r.get("width") or 0) > 0 and float(r.get("height") or 0) > 0]  # pygal draws None as empty
+    return out
+
+
+def _fill(svg_text: str, name_to_series: list[str], name: str) -> str:
+    """The fill pygal's stylesheet gives the series called name."""
+    i = name_to_series.index(name)
+    return re.search(rf"\.color-{i} a:visited\{{stroke:(#[0-9a-f]+);fill:", svg_text).group(1)
+
+
+def test_sbuf_bar_is_pygals_chart_of_the_peak_buffers_to_scale(tmp_path):
     review, _ = _review(tmp_path, {"add.py": LEGACY_ADD})
     m = _kernel(review, "add_kernel").memory
-    svg = ET.fromstring(sbuf_bar(m, "t"))
-    segments = [r for r in svg.iter(f"{SVG_NS}rect") if r.get("class") == "segment"]
+    text = sbuf_bar(m, "t")
+    svg = ET.fromstring(text)
+    assert "pygal-chart" in svg.get("class").split() and svg.get("id") == "chart-sbuf-t"
+    assert "<script" not in text and "<!--" not in text  # pygal's config script and comments are stripped
     peak = [b for b in m.sbuf if b.in_peak and b.counted]
-    assert [s.get("data-buffer") for s in segments] == [b.name for b in peak] and len(peak) >= 2
-    capacity = next(ln for ln in svg.iter(f"{SVG_NS}line") if ln.get("class") == "capacity")
-    # Widths are proportional to bytes: segment / capacity line position.
-    cap_x = float(capacity.get("x1")) - 10
-    seg_w = float(segments[0].get("width"))
-    assert seg_w / cap_x == pytest.approx(peak[0].bytes.lo / m.sbuf_capacity, rel=0.02)
+    assert len(peak) >= 2
+    bars = _bars(svg)
+    names = list(bars)
+    capacity = f"capacity {fmt_bytes(m.sbuf_capacity)}"
+    assert names == [f"{b.name} {fmt_bytes(b.bytes.lo)}" for b in peak] + [capacity]
+    assert _fill(text, names, capacity) == CAPACITY_COLOR and _fill(text, names, names[0]) == PALETTE[0]
+    # One byte scale: a buffer's bar / the capacity bar = its bytes / the capacity.
+    (seg,), (cap,) = bars[names[0]], bars[capacity]
+    assert float(seg.get("width")) / float(cap.get("width")) == pytest.approx(
+        peak[0].bytes.lo / m.sbuf_capacity, rel=0.02)
+    assert float(seg.get("x")) == pytest.approx(float(cap.get("x")))  # both start at 0 bytes
+
+
+def test_sbuf_bar_shows_an_unknown_size_as_a_range(tmp_path):
+    review, _ = _review(tmp_path, {"add.py": LEGACY_ADD})
+    m = _kernel(review, "add_kernel").memory
+    from dataclasses import replace
+
+    from nkilint.review.quantity import Qty
+
+    b0 = next(b for b in m.sbuf if b.in_peak and b.counted)
+    wide = replace(b0, bytes=Qty(b0.bytes.lo, b0.bytes.lo * 4))
+    text = sbuf_bar(replace(m, sbuf=tuple(wide if b is b0 else b for b in m.sbuf)), "r")
+    names = list(_bars(ET.fromstring(text)))
+    assert f"{b0.name} {fmt_bytes(b0.bytes.lo)} - {fmt_bytes(b0.bytes.lo * 4)}" in names
+    assert any(n.startswith("sizes not exact: up to ") for n in names)
 
 
 def test_psum_banks_draw_eight_banks_and_the_overflow(tmp_path):
     review, _ = _review(tmp_path, {"mm.py": CURRENT_MATMUL, "many.py": MANY_ACCUMULATORS})
     one = _kernel(review, "matmul_kernel").memory
-    banks = [r for r in ET.fromstring(psum_banks(one, "a")).iter(f"{SVG_NS}rect") if r.get("class") == "bank"]
-    assert len(banks) == 8 and banks[0].get("fill") == PALETTE[0] and banks[1].get("fill") == "#fafafa"
+    text = psum_banks(one, "a")
+    svg = ET.fromstring(text)
+    assert "pygal-chart" in svg.get("class").split()
+    labels = [t.text for g in svg.iter(f"{SVG_NS}g") if (g.get("class") or "").startswith("axis x")
+              for t in g.iter(f"{SVG_NS}text")]
+    assert labels == [f"bank {k}" for k in range(8)]
+    bars = _bars(svg)
+    assert list(bars) == ["acc", "free"] and len(bars["acc"]) == 1 and len(bars["free"]) == 7
+    assert _fill(text, list(bars), "acc") == PALETTE[0] and _fill(text, list(bars), "free") == FREE_COLOR
     many = _kernel(review, "many_psum").memory
     assert many.psum_over and many.psum_peak.lo == 10
-    drawn = [r for r in ET.fromstring(psum_banks(many, "b")).iter(f"{SVG_NS}rect") if r.get("class") == "bank"]
-    assert len(drawn) == 10
-    assert all(r.get("stroke") == "#d62728" for r in drawn[8:]) and drawn[7].get("stroke") != "#d62728"
+    text = psum_banks(many, "b")
+    svg = ET.fromstring(text)
+    bars = _bars(svg)
+    over = "over capacity (2 banks more than 8)"
+    assert list(bars) == ["acc", "free", over]
+    assert len(bars["acc"]) == 8 and len(bars["free"]) == 0 and len(bars[over]) == 2
+    assert _fill(text, list(bars), over) == CAPACITY_COLOR
+    assert "PSUM banks at the peak: 10 of 8" in "".join(svg.itertext())  # pygal draws the title
+
+
+def test_without_pygal_the_review_works_and_says_how_to_get_charts(tmp_path, monkeypatch):
+    monkeypatch.setattr(charts, "have_pygal", lambda: False)
+    from nkilint.review import render_html as html_mod
+    from nkilint.review import render_markdown as md_mod
+
+    monkeypatch.setattr(html_mod, "have_pygal", lambda: False)
+    monkeypatch.setattr(md_mod, "have_pygal", lambda: False)
+    review, _ = _review(tmp_path, {"mm.py": CURRENT_MATMUL})
+    html = render_html(review, use_dot=False)
+    assert "pip install &#x27;nkilint[review]&#x27;" in html and "pygal-chart" not in html
+    kinds = [s.get("class") for s in _svgs(html)]
+    assert "chart sbuf-chart missing" in kinds and "chart psum-chart missing" in kinds
+    text, files = render(review, "markdown", str(tmp_path / "out" / "review.md"))
+    assert INSTALL_HINT in text and len(files) == 3
 
 
 @pytest.mark.parametrize("use_dot", [False, True])

@@ -12,7 +12,7 @@ from .report import Review
 def pictures(review: Review, stem: str) -> tuple[dict[tuple[int, str], str], dict[str, str]]:
     """({(kernel index, kind): relative file name}, {file name: SVG text})."""
     from .graph_picture import graph_svg
-    from .svg import psum_banks, sbuf_bar
+    from .charts import psum_banks, sbuf_bar
 
     links: dict[tuple[int, str], str] = {}
     files: dict[str, str] = {}

@@ -10,7 +10,7 @@ from .quantity import fmt_bytes
 from .render_markdown import summary_rows
 from .report import KernelReview, Review
 from .rubric import RUBRIC_TITLES, RUBRICS, ReviewFinding
-from .svg import psum_banks, sbuf_bar
+from .charts import INSTALL_HINT, have_pygal, psum_banks, sbuf_bar
 from .text import (
     buffer_row, card_rows, cost_headline, intensity_text, loop_row, param_rows, psum_headline, qbytes,
     sbuf_headline, sorted_findings, term_row,
@@ -97,6 +97,8 @@ def _kernel(k: KernelReview, index: int, use_dot: bool) -> str:
     out.append('<h3 class="memory">Memory picture</h3>')
     if m is not None:
         over = ' class="bad"' if m.sbuf_over else ""
+        if not have_pygal():
+            out.append(f'<p class="muted missing-charts">The memory {_e(INSTALL_HINT)}.</p>')
         out.append(f"<p{over}>SBUF: {_e(sbuf_headline(m))}.</p>")
         out.append(f'<div class="figure" data-figure="sbuf">{sbuf_bar(m, uid)}</div>')
         over = ' class="bad"' if m.psum_over else ""

@@ -4,6 +4,7 @@ SVG files written next to the report (``images``)."""
 
 from __future__ import annotations
 
+from .charts import INSTALL_HINT, have_pygal
 from .quantity import fmt_bytes
 from .report import KernelReview, Review
 from .rubric import RUBRIC_TITLES, RUBRICS, ReviewFinding
@@ -80,6 +81,8 @@ def _kernel(k: KernelReview, index: int, images: dict) -> list[str]:
         if (index, "psum") in images:
             body.extend([f"![PSUM banks]({images[(index, 'psum')]})", ""])
         body.append(f"_Counted as the memory model counts: {m.assumptions}._")
+        if (index, "sbuf") in images and not have_pygal():
+            body.extend(["", f"_The memory {INSTALL_HINT}._"])
         out.extend(_details(f"Memory: SBUF {qbytes(m.sbuf_peak)}, PSUM {m.psum_peak.text()} of {m.psum_banks} banks", body))
     if (index, "graph") in images:
         out.extend(_details("Kernel graph", [f"![kernel graph]({images[(index, 'graph')]})"]))
