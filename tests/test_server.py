@@ -91,7 +91,8 @@ def test_diagnostics_after_open_and_after_an_edit(root, pull):
             assert "256 partitions" in size.message
             assert size.code_description.href.endswith("docs/rules.md#nki101-partition-size-over-limit")
             alias = _by_code(diagnostics, "NKI604")
-            assert alias.severity == types.DiagnosticSeverity.Warning
+            # An alias that still works is a note (docs/levels.md): Information.
+            assert alias.severity == types.DiagnosticSeverity.Information
             assert list(alias.tags) == [types.DiagnosticTag.Deprecated]
             # Unsaved edit: 256 -> 128 partitions on line 9 (incremental change).
             editor.edit(uri, 8, 20, 8, 23, "128")
@@ -199,7 +200,7 @@ def test_hover_on_a_tensor_and_on_a_finding(root):
             out = await editor.hover(uri, 11, 22)  # `out`: an HBM tensor, no SBUF bytes
             assert "**out**: shared_hbm tensor" in out and "bytes per partition" not in out
             finding = await editor.hover(uri, 10, 45)
-            assert finding.startswith("**NKI604** `renamed-api` (warning)")
+            assert finding.startswith("**NKI604** `renamed-api` (note)")
             assert "nisa.engine.vector" in finding and "docs/rules.md#nki604-renamed-api" in finding
             assert await editor.hover(uri, 0, 0) is None  # `import`: nothing to say
 

@@ -43,7 +43,7 @@ def masked_loads(ctx: RuleContext) -> Iterator[Spot]:
                 continue
             red = Op(graph, reducers[0])
             yield Spot(op.site, (
-                f"masked nl.load feeds a reduction ({red.short} at line {getattr(red.site, 'line', '?')}): "
+                f"masked nl.load feeds a reduction ({red.short} at {ctx.model.line_ref(red.site)}): "
                 f"legacy masks leave masked-off lanes unwritten (no Triton other= fill), so the reduction may read "
                 f"garbage in the tail; reduce only the valid slice, or nl.full/memset the tile with the neutral value first"
             ), Level.WARNING, kernel.name)

@@ -152,7 +152,7 @@ def _check_fill(ctx, graph: KernelGraph, nid: str, value: float | None, site, ke
     if limit is None or overflow is None:
         return
     if math.isinf(value):
-        transposed = _tensor_engine_transposed(graph, nid)
+        transposed = _tensor_engine_transposed(graph, nid, ctx.model)
         if ctx.target.name == "trn1" and transposed:
             yield Spot(site, (
                 f"{api} fills {tile_name(graph, nid)} with {value:g} and the tile is transposed on TensorE "
@@ -168,11 +168,11 @@ def _check_fill(ctx, graph: KernelGraph, nid: str, value: float | None, site, ke
         ), kernel=kernel)
 
 
-def _tensor_engine_transposed(graph: KernelGraph, nid: str) -> str | None:
+def _tensor_engine_transposed(graph: KernelGraph, nid: str, model) -> str | None:
     for c in df.readers(graph, nid):
         cdata = graph.attrs(c)
         s = df.short(cdata.get("api"))
         if s in ("transpose",) or (s == "nc_transpose" and cdata.get("engine") in ("tensor", "any")) or (
                 s == "nc_matmul" and df.const_param(cdata, "is_transpose") is True):
-            return f"{s} at line {getattr(cdata.get('site'), 'line', '?')}"
+            return f"{s} at {model.line_ref(cdata.get('site'))}"
     return None

@@ -207,7 +207,7 @@ def low_precision_accumulators(ctx: RuleContext) -> Iterator[Spot]:
                 if tdata.get("buffer") not in ("sbuf", "psum"):
                     continue
                 if not is_low(dtype):
-                    spot = _cast_down_partial(graph, op, data, target, reads, dst)
+                    spot = _cast_down_partial(graph, op, data, target, reads, dst, ctx.model)
                     if spot is not None:
                         seen.add(target)
                         spot.kernel = kernel.name
@@ -241,7 +241,7 @@ def _accumulation_level(graph: KernelGraph, loop: str) -> Level:
 _COPIES = {"tensor_copy", "copy", "activation", "tensor_scalar"}
 
 
-def _cast_down_partial(graph: KernelGraph, op: str, data: dict, target: str, reads, dst: str) -> Spot | None:
+def _cast_down_partial(graph: KernelGraph, op: str, data: dict, target: str, reads, dst: str, model) -> Spot | None:
     """An fp32 accumulator fed by matmul partials that were evicted from PSUM to
     a low-precision tile inside the same loop (split-K partials rounded)."""
     loop = df.accumulation_loop(graph, op, target, dst)
@@ -265,7 +265,7 @@ def _cast_down_partial(graph: KernelGraph, op: str, data: dict, target: str, rea
             level = _accumulation_level(graph, loop)
             return Spot(data.get("site"), (
                 f"matmul partials are cast down to {part_dtype} ({tile_name(graph, n)}, evicted from PSUM tile "
-                f"{tile_name(graph, psum[0])} at line {getattr(wdata.get('site'), 'line', '?')}) inside "
+                f"{tile_name(graph, psum[0])} at {model.line_ref(wdata.get('site'))}) inside "
                 f"{loop_text(graph, loop)} and then added into {tile_name(graph, target)}: every partial is rounded to "
                 f"{part_dtype} before the sum, where a GPU kernel keeps partial sums in fp32 registers; accumulate "
                 f"in one fp32 PSUM tile (or evict to an fp32 tile) and cast once at the end"

@@ -128,7 +128,7 @@ def low_precision_reductions(ctx: RuleContext) -> Iterator[Spot]:
                 how = f"dtype={dtype}" if explicit else f"a {dtype} result"
                 yield Spot(data.get("site"), (
                     f"{df.short(data.get('api'))} produces the reduction {tile_name(graph, out)} as {how} and "
-                    f"{df.short(user.get('api'))} (line {getattr(user.get('site'), 'line', '?')}) computes with it: the "
+                    f"{df.short(user.get('api'))} ({ctx.model.line_ref(user.get('site'))}) computes with it: the "
                     f"sum is rounded to {dtype} before it normalises the data, while tl.sum / torch reductions keep "
                     f"fp32; reduce into an nl.float32 tile and cast only the final output"
                 ), kernel=kernel.name)

@@ -145,7 +145,7 @@ def psum_accumulate_init(ctx: RuleContext) -> Iterator[Spot]:
             zeros_alloc = df.short(bdata.get("api")) in ("zeros", "full", "ones", "zeros_like", "ones_like", "full_like")
             name = tile_name(graph, base)
             if (value_init or zeros_alloc) and not v4:
-                how = (f"{df.short(graph.attrs(value_init[0]).get('api'))} (line {getattr(graph.attrs(value_init[0]).get('site'), 'line', '?')})"
+                how = (f"{df.short(graph.attrs(value_init[0]).get('api'))} ({ctx.model.line_ref(graph.attrs(value_init[0]).get('site'))})"
                        if value_init else f"nl.{df.short(bdata.get('api'))}")
                 yield Spot(data.get("site"), (
                     f"nc_matmul(accumulate=True) adds onto PSUM tile {name}, which was initialised by {how}: on "

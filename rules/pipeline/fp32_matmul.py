@@ -12,7 +12,8 @@ from ._report import OncePerSite, operand_text
 
 
 # Dense TensorE peak (TFLOPS) for fp32 and for bf16/fp16/tf32 inputs, by
-# NeuronCore version (architecture guides; NKI-REFERENCE.md 2.1).
+# NeuronCore version (the NeuronCore-v2/v3/v4 architecture pages,
+# https://awsdocs-neuron.readthedocs-hosted.com/en/latest/about-neuron/arch/neuron-hardware/).
 MATMUL_TFLOPS = {2: (23, 92), 3: (20, 79), 4: (20, 79)}
 
 

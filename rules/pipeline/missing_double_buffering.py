@@ -282,8 +282,7 @@ the other.
         data = graph.attrs(found.tensor_id)
         name = data.get("name") or "tile"
         loop = found.loop
-        line = line_of(data)
-        where = f"allocated at line {line}" if line else "allocated once"
+        where = f"allocated at {ctx.model.line_ref(data['site'])}" if line_of(data) else "allocated once"
         if loop.loop_id in data.get("loops", ()):
             where = "allocated in the loop body, which a dynamic loop allocates once for all trips"
         if found.pattern == "load":
