@@ -171,11 +171,11 @@ def test_without_pygal_the_review_works_and_says_how_to_get_charts(tmp_path, mon
 @pytest.mark.parametrize("use_dot", [False, True])
 def test_graph_layout_puts_loop_members_inside_their_cluster(tmp_path, use_dot):
     if use_dot and not shutil.which("dot"):
-        pytest.skip("Graphviz dot is not installed (the pure-Python layout is tested without it)")
+        pytest.skip("Graphviz dot is not installed (the networkx layout is tested without it)")
     review, _ = _review(tmp_path, {"mm.py": CURRENT_MATMUL})
     k = _kernel(review, "matmul_kernel")
     p = layout(build_picture(k.kernel), use_dot=use_dot)
-    assert p.engine == ("dot" if use_dot else "python")
+    assert p.engine == ("dot" if use_dot else "networkx")
     ops = [n for n in p.nodes.values() if n.kind == "op"]
     assert {n.label for n in ops} >= {"nisa.dma_copy", "nisa.nc_matmul", "nisa.tensor_copy"}
     (cluster,) = p.clusters.values()

@@ -5,9 +5,9 @@ them, each tensor coloured by its memory (HBM, SBUF, PSUM).
 The graph is the model's kernel graph with views folded into the tensor
 they view (an edge names the operand when it matters, e.g. ``moving``).
 Graphviz ``dot`` lays it out when it is installed (its JSON output gives
-positions; the drawing is ours); otherwise a small layered layout in pure
-Python does: columns by program order along the data flow, loop members
-kept together in each column.
+positions; the drawing is ours); otherwise networkx layers it (columns are
+the topological generations along the data flow) and loop members are kept
+together in each column.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ import json
 import shutil
 import subprocess
 from dataclasses import dataclass, field
+
+import networkx as nx
 
 from ..model.graph import HBM, KernelGraph
 from ..model.semantic import Kernel
@@ -229,16 +231,16 @@ def layout_dot(p: Picture, dot: str) -> bool:
 
 
 def layout_python(p: Picture) -> None:
-    """Columns by the longest path along edges that go forward in program
-    order (the graph is built in program order, so these form a DAG);
-    within a column, nodes of the same loop together, in program order."""
-    column: dict[str, int] = {n: 0 for n in p.nodes}
-    forward = sorted((e for e in p.edges if p.nodes[e.src].seq < p.nodes[e.dst].seq),
-                     key=lambda e: p.nodes[e.src].seq)
-    for n in sorted(p.nodes.values(), key=lambda n: n.seq):
-        for e in forward:
-            if e.src == n.id:
-                column[e.dst] = max(column[e.dst], column[n.id] + 1)
+    """Columns are networkx's topological generations of the edges that go
+    forward in program order (the graph is built in program order, so these
+    form a DAG; a node's generation is its longest path from a source);
+    within a column, nodes of the same loop together, in program order
+    (networkx's multipartite layout knows nothing of loops, so the
+    placement inside a column stays ours)."""
+    dag = nx.DiGraph()
+    dag.add_nodes_from(p.nodes)
+    dag.add_edges_from((e.src, e.dst) for e in p.edges if p.nodes[e.src].seq < p.nodes[e.dst].seq)
+    column = {n: i for i, generation in enumerate(nx.topological_generations(dag)) for n in generation}
 
     def path(c: str | None) -> tuple:
         out = []
@@ -295,7 +297,7 @@ def layout_python(p: Picture) -> None:
             e.tip = (tx, ty)
     p.width = x + 10
     p.height = max_y + depth * pad + 40
-    p.engine = "python"
+    p.engine = "networkx"
 
 
 def layout(p: Picture, use_dot: bool = True) -> Picture:

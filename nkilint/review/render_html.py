@@ -109,7 +109,7 @@ def _kernel(k: KernelReview, index: int, use_dot: bool) -> str:
         out.append(f'<p class="muted">Counted as the memory model counts: {_e(m.assumptions)}.</p>')
     svg, picture = graph_svg(k.kernel, uid, use_dot)
     out.append('<h3 class="graph">Kernel graph</h3>')
-    note = f"laid out by {'Graphviz dot' if picture.engine == 'dot' else 'the built-in layered layout'}"
+    note = f"laid out by {'Graphviz dot' if picture.engine == 'dot' else 'networkx (Graphviz dot is not installed)'}"
     if picture.dropped:
         note += f"; {picture.dropped} ops after the first {len([n for n in picture.nodes.values() if n.kind == 'op'])} left out"
     out.append(f'<p class="muted">Data flows left to right; dashed boxes are loops; {note}.</p>')
