@@ -7,7 +7,6 @@ import ast
 from nkilint.context import RuleContext
 from nkilint.findings import Level, Span
 from nkilint.model.graph import Site
-from nkilint.paths import display_path
 
 
 class Reporter:
@@ -32,9 +31,7 @@ class Reporter:
                 # The callee's file is checked too: the fault is reported
                 # there, once, at the place that must change.
                 return False
-            where = display_path(site.file, self.ctx.settings.root)
-            message = f"{message} (in {where}:{site.line}, reached from here)"
-            kwargs["related"] = list(kwargs.get("related") or []) + [helper_site(site, self.ctx)]
+            message, kwargs["related"] = reached_through(self.ctx, site, message, kwargs.get("related"))
         return self.at(node, message, **kwargs)
 
     def at(self, where: ast.AST | Span, message: str, **kwargs) -> bool:
@@ -52,10 +49,13 @@ class Reporter:
         return True
 
 
-def helper_site(site: Site, ctx: RuleContext) -> tuple[Span, str, str]:
-    """The place in another module a finding was reached through, as a
-    related location (its path as reports show it, relative to the root)."""
-    return related_site(site, display_path(site.file, ctx.settings.root))
+def reached_through(ctx: RuleContext, site: Site, message: str, related: list | None) -> tuple[str, list]:
+    """A finding reported at the call that reaches ``site`` in another
+    module: the message names the callee's ``path:line`` and the callee's
+    place becomes a related location (paths as reports show them)."""
+    where = ctx.model.display_path(site.file)
+    return (f"{message} (in {where}:{site.line}, reached from here)",
+            list(related or []) + [related_site(site, where)])
 
 
 def related_site(site: Site, path: str) -> tuple[Span, str, str]:

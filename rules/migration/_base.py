@@ -18,11 +18,10 @@ from nkilint.findings import Edit, Fix, Level, Span
 from nkilint.model.analysis import Analysis
 from nkilint.model.bindings import Gen, Qual
 from nkilint.model.graph import Site
-from nkilint.paths import display_path
 from nkilint.rule import Rule
 from nkilint.versions import KNOWN_VERSIONS, NkiVersion
 
-from .._common import helper_site
+from .._common import reached_through
 from ._index import NameIndex, applies
 
 
@@ -99,9 +98,7 @@ class MigrationRule(Rule):
         for issue in self.issues(ctx):
             message, related = issue.message, issue.related
             if issue.helper is not None:
-                where = display_path(issue.helper.file, ctx.settings.root)
-                message += f" (in {where}:{issue.helper.line}, reached from here)"
-                related = list(related or []) + [helper_site(issue.helper, ctx)]
+                message, related = reached_through(ctx, issue.helper, message, related)
             ctx.report(issue.where, message, level=issue.level, hint=issue.hint, fix=issue.fix, related=related)
 
 
