@@ -139,16 +139,20 @@ def _inside(node: ast.AST, device: set[int], parents: dict[int, ast.AST]) -> boo
 
 
 def _wrapped_kernel(expr: ast.AST, by_name, bindings: Bindings, aliases) -> ast.FunctionDef | None:
-    """The kernel ``L(k)`` / ``L(...)(k)`` / ``k[grid]`` wraps."""
-    if isinstance(expr, ast.Subscript):
-        return _wrapped_kernel(expr.value, by_name, bindings, aliases)
-    if isinstance(expr, ast.Name):
-        return by_name.get(expr.id)
-    if isinstance(expr, ast.Call) and expr.args and isinstance(expr.args[0], (ast.Name, ast.Subscript)):
-        name = resolve_decorator(expr.func, bindings, aliases)
-        if name in LAUNCHERS and name not in KERNEL_FIRST:
-            return _wrapped_kernel(expr.args[0], by_name, bindings, aliases)
-    return None
+    """The kernel ``L(k)`` / ``L(...)(k)`` / ``k[grid]`` wraps (a loop: a
+    subscript chain can be thousands deep)."""
+    while True:
+        if isinstance(expr, ast.Subscript):
+            expr = expr.value
+        elif isinstance(expr, ast.Name):
+            return by_name.get(expr.id)
+        elif isinstance(expr, ast.Call) and expr.args and isinstance(expr.args[0], (ast.Name, ast.Subscript)):
+            name = resolve_decorator(expr.func, bindings, aliases)
+            if name not in LAUNCHERS or name in KERNEL_FIRST:
+                return None
+            expr = expr.args[0]
+        else:
+            return None
 
 
 def _launched(call: ast.Call, by_name, wrappers, bindings: Bindings, aliases):

@@ -89,28 +89,45 @@ class Scope:
         return owner is not None and name in owner.params and not owner.bindings.get(name)
 
 
-class _ScopeBuilder(ast.NodeVisitor):
+class _ScopeBuilder:
+    """Collects one scope's bindings and loads, without recursion.
+
+    An explicit work stack replaces ``ast.NodeVisitor``'s recursion, so a
+    valid but deeply nested expression (a 3,000-operand sum, a long ternary
+    chain) needs no Python frames per level. A work item is a node (visited:
+    its ``visit_*`` handler, or its children in field order) or a callable
+    (called; it may return more work). Handlers return their work in the
+    order the recursive visitor did it, so bindings and loads keep source
+    order."""
+
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
 
+    def build(self, nodes: Iterable[ast.AST]) -> None:
+        stack: list = list(reversed(list(nodes)))
+        while stack:
+            item = stack.pop()
+            if isinstance(item, ast.AST):
+                handler = getattr(self, "visit_" + type(item).__name__, None)
+                work = handler(item) if handler is not None else list(ast.iter_child_nodes(item))
+            else:
+                work = item()
+            if work:
+                stack.extend(reversed(work))
+
     # nested scopes: their bodies belong to them, defaults/decorators to us
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> list:
         self.scope.bind(node.name, Def("def", node))
-        for d in node.decorator_list:
-            self.visit(d)
-        for d in node.args.defaults + [x for x in node.args.kw_defaults if x is not None]:
-            self.visit(d)
+        return [*node.decorator_list, *node.args.defaults, *(x for x in node.args.kw_defaults if x is not None)]
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+    def visit_ClassDef(self, node: ast.ClassDef) -> list:
         self.scope.bind(node.name, Def("def", node))
-        for b in node.bases:
-            self.visit(b)
+        return list(node.bases)
 
-    def visit_Lambda(self, node: ast.Lambda) -> None:
-        for d in node.args.defaults:
-            self.visit(d)
+    def visit_Lambda(self, node: ast.Lambda) -> list:
+        return list(node.args.defaults)
 
     def _comprehension(self, node) -> None:
         # Targets are local to the comprehension; everything else reads our scope.
@@ -140,61 +157,61 @@ class _ScopeBuilder(ast.NodeVisitor):
         if isinstance(node.ctx, ast.Load):
             self.scope.loads.setdefault(node.id, []).append(node)
 
-    def _targets(self, target: ast.AST, stmt: ast.AST, value: ast.AST | None, kind: str) -> None:
+    def _targets(self, target: ast.AST, stmt: ast.AST, value: ast.AST | None, kind: str) -> list:
         if isinstance(target, ast.Name):
             self.scope.bind(target.id, Def(kind, stmt, value))
-        elif isinstance(target, (ast.Tuple, ast.List)):
+            return []
+        if isinstance(target, (ast.Tuple, ast.List)):
             values = value.elts if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) else None
+            work = []
             for i, elt in enumerate(target.elts):
                 sub = values[i] if values is not None and not isinstance(elt, ast.Starred) else None
-                self._targets(elt.value if isinstance(elt, ast.Starred) else elt, stmt, sub,
-                              kind if sub is not None else "unpack")
-        elif isinstance(target, ast.Starred):
-            self._targets(target.value, stmt, None, "unpack")
-        else:
-            self.visit(target)  # t[...] = / obj.attr = : reads of t / obj
+                work.append(self._later(elt.value if isinstance(elt, ast.Starred) else elt, stmt, sub,
+                                        kind if sub is not None else "unpack"))
+            return work
+        if isinstance(target, ast.Starred):
+            return [self._later(target.value, stmt, None, "unpack")]
+        return [target]  # t[...] = / obj.attr = : reads of t / obj
 
-    def visit_Assign(self, node: ast.Assign) -> None:
-        self.visit(node.value)
-        for t in node.targets:
-            self._targets(t, node, node.value, "assign")
+    def _later(self, target: ast.AST, stmt: ast.AST, value: ast.AST | None, kind: str) -> Callable[[], list]:
+        return lambda: self._targets(target, stmt, value, kind)
 
-    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+    def visit_Assign(self, node: ast.Assign) -> list:
+        return [node.value, *(self._later(t, node, node.value, "assign") for t in node.targets)]
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> list:
         if node.value is not None:
-            self.visit(node.value)
-            self._targets(node.target, node, node.value, "annassign")
-        self.visit(node.annotation)
+            return [node.value, self._later(node.target, node, node.value, "annassign"), node.annotation]
+        return [node.annotation]
 
-    def visit_AugAssign(self, node: ast.AugAssign) -> None:
-        self.visit(node.value)
+    def visit_AugAssign(self, node: ast.AugAssign) -> list:
+        return [node.value, lambda: self._aug_target(node)]
+
+    def _aug_target(self, node: ast.AugAssign) -> list:
         if isinstance(node.target, ast.Name):
             # x += y reads x too.
             self.scope.loads.setdefault(node.target.id, []).append(
                 ast.Name(node.target.id, ast.Load(), lineno=node.lineno, col_offset=node.col_offset)
             )
             self.scope.bind(node.target.id, Def("augassign", node, node.value))
-        else:
-            self.visit(node.target)
+            return []
+        return [node.target]
 
-    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
-        self.visit(node.value)
-        self.scope.bind(node.target.id, Def("namedexpr", node, node.value))
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> list:
+        return [node.value, lambda: self.scope.bind(node.target.id, Def("namedexpr", node, node.value))]
 
-    def visit_For(self, node: ast.For) -> None:
-        self.visit(node.iter)
-        self._targets(node.target, node, None, "for")
-        for stmt in node.body + node.orelse:
-            self.visit(stmt)
+    def visit_For(self, node: ast.For) -> list:
+        return [node.iter, self._later(node.target, node, None, "for"), *node.body, *node.orelse]
 
     visit_AsyncFor = visit_For
 
-    def visit_With(self, node: ast.With) -> None:
+    def visit_With(self, node: ast.With) -> list:
+        work: list = []
         for item in node.items:
-            self.visit(item.context_expr)
+            work.append(item.context_expr)
             if item.optional_vars is not None:
-                self._targets(item.optional_vars, node, None, "with")
-        for stmt in node.body:
-            self.visit(stmt)
+                work.append(self._later(item.optional_vars, node, None, "with"))
+        return work + list(node.body)
 
     visit_AsyncWith = visit_With
 
@@ -204,17 +221,19 @@ class _ScopeBuilder(ast.NodeVisitor):
 
     visit_ImportFrom = visit_Import
 
-    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> list:
         if node.name:
             self.scope.bind(node.name, Def("except", node))
-        self.generic_visit(node)
+        return list(ast.iter_child_nodes(node))
 
-    def visit_Delete(self, node: ast.Delete) -> None:
+    def visit_Delete(self, node: ast.Delete) -> list:
+        work: list = []
         for t in node.targets:
             if isinstance(t, ast.Name):
                 self.scope.bind(t.id, Def("other", node))
             else:
-                self.visit(t)
+                work.append(t)
+        return work
 
 
 def names_in(node: ast.AST) -> set[str]:
@@ -331,24 +350,31 @@ class SyntaxIndex:
     # -- scopes ----------------------------------------------------------------
     def scope(self, fn: ast.AST) -> Scope:
         """The scope of a function (its parent scope is the enclosing function's)."""
-        key = id(fn)
-        if key in self._scopes:
-            return self._scopes[key]
-        parent_fn = self.enclosing_function(fn)
-        scope = Scope(fn, parent=self.scope(parent_fn) if parent_fn is not None else None)
+        hit = self._scopes.get(id(fn))
+        if hit is not None:
+            return hit
+        # The enclosing functions without a scope yet, built outermost first
+        # (a loop, not recursion: lambdas can nest deeply).
+        chain = [fn]
+        outer = self.enclosing_function(fn)
+        while outer is not None and id(outer) not in self._scopes:
+            chain.append(outer)
+            outer = self.enclosing_function(outer)
+        for node in reversed(chain):
+            parent_fn = self.enclosing_function(node)
+            self._scopes[id(node)] = self._build_scope(node, self._scopes[id(parent_fn)] if parent_fn is not None else None)
+        return self._scopes[id(fn)]
+
+    @staticmethod
+    def _build_scope(fn: ast.AST, parent: Scope | None) -> Scope:
+        scope = Scope(fn, parent=parent)
         args = fn.args
         for a in args.posonlyargs + args.args + args.kwonlyargs:
             scope.params.add(a.arg)
         for a in (args.vararg, args.kwarg):
             if a is not None:
                 scope.params.add(a.arg)
-        builder = _ScopeBuilder(scope)
-        if isinstance(fn, ast.Lambda):
-            builder.visit(fn.body)
-        else:
-            for stmt in fn.body:
-                builder.visit(stmt)
-        self._scopes[key] = scope
+        _ScopeBuilder(scope).build([fn.body] if isinstance(fn, ast.Lambda) else fn.body)
         return scope
 
     def definitions(self, fn: ast.AST, name: str) -> list[Def]:
