@@ -31,6 +31,7 @@ from . import query as q
 from .analysis import Analysis
 from .api_semantics import ALLOCATIONS
 from .scopes import Scope, Scopes, callee_name, mentions
+from .trampoline import Step, run
 
 if TYPE_CHECKING:  # pragma: no cover
     from .semantic import FileModel, Kernel
@@ -129,8 +130,12 @@ class ExprFacts(Analysis):
     # -- tensors -------------------------------------------------------------------------
     def holds(self, fn: ast.AST, expr: ast.AST) -> Holds | None:
         """Whether an expression evaluates to tensor data (see the module docstring)."""
+        return run(self._holds(fn, expr))
+
+    def _holds(self, fn: ast.AST, expr: ast.AST) -> Step:
+        # A generator (see trampoline.py): deep expressions need no frames.
         if isinstance(expr, ast.Name):
-            if self.is_tensor_name(fn, expr.id):
+            if (yield self._is_tensor_name(fn, expr.id)):
                 return Holds.TENSOR
             if self.param_used_as_tensor(fn, expr.id):
                 return Holds.PARAM
@@ -142,7 +147,7 @@ class ExprFacts(Analysis):
                 return Holds.TENSOR
             func = expr.func
             if isinstance(func, ast.Attribute) and func.attr in VIEW_METHODS:
-                return self.holds(fn, func.value)
+                return (yield self._holds(fn, func.value))
             return None
         if isinstance(expr, ast.Compare):
             if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in expr.ops):
@@ -150,13 +155,18 @@ class ExprFacts(Analysis):
             operands = [expr.left, *expr.comparators]
             if any(isinstance(o, ast.Constant) and o.value is None for o in operands):
                 return None  # `x == None` is the 0.3+ spelling of a None check
-            return _strongest(self.holds(fn, o) for o in operands)
+            kinds = []
+            for o in operands:
+                kinds.append((yield self._holds(fn, o)))
+            return _strongest(kinds)
         if isinstance(expr, ast.BinOp):
-            return _strongest((self.holds(fn, expr.left), self.holds(fn, expr.right)))
+            left = yield self._holds(fn, expr.left)
+            right = yield self._holds(fn, expr.right)
+            return _strongest((left, right))
         if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd, ast.Invert)):
-            return self.holds(fn, expr.operand)
+            return (yield self._holds(fn, expr.operand))
         if isinstance(expr, ast.Subscript):
-            return self.holds(fn, expr.value)
+            return (yield self._holds(fn, expr.value))
         return None
 
     def is_tensor(self, fn: ast.AST, expr: ast.AST | None) -> bool:
@@ -166,6 +176,9 @@ class ExprFacts(Analysis):
     def is_tensor_name(self, fn: ast.AST, name: str) -> bool:
         """Every definition of ``name`` visible in ``fn`` produces a tensor
         (a parameter or a global/nonlocal name is never one)."""
+        return run(self._is_tensor_name(fn, name))
+
+    def _is_tensor_name(self, fn: ast.AST, name: str) -> Step:
         scope = self.scope(fn)
         if name in scope.declared_outer:
             return False
@@ -188,12 +201,12 @@ class ExprFacts(Analysis):
             if mentions(d.value, name):
                 # x = x + y: a tensor if x is (assumed while deciding x).
                 self._tensor_names[key] = True
-                kind = self.holds(owner.fn, d.value)
+                kind = yield self._holds(owner.fn, d.value)
                 self._tensor_names[key] = False
                 if kind is not Holds.TENSOR:
                     ok = False
                     break
-            elif self.holds(owner.fn, d.value) is Holds.TENSOR:
+            elif (yield self._holds(owner.fn, d.value)) is Holds.TENSOR:
                 grounded = True
             else:
                 ok = False
@@ -278,40 +291,50 @@ class ExprFacts(Analysis):
     # -- legacy index expressions (nl.arange / nl.mgrid) ------------------------------------
     def is_index_source(self, expr: ast.AST) -> bool:
         """``nl.arange(...)`` or ``nl.mgrid[...]`` (possibly subscripted)."""
-        if isinstance(expr, ast.Call):
-            qual = self.bindings.resolve_nki(expr.func)
-            return qual is not None and qual.name == "nki.language.arange"
-        if isinstance(expr, ast.Subscript):
+        while True:
+            if isinstance(expr, ast.Call):
+                qual = self.bindings.resolve_nki(expr.func)
+                return qual is not None and qual.name == "nki.language.arange"
+            if not isinstance(expr, ast.Subscript):
+                return False
             qual = self.bindings.resolve_nki(expr.value)
             if qual is not None and qual.name == "nki.language.mgrid":
                 return True
-            return self.is_index_source(expr.value)
-        return False
+            expr = expr.value
 
     def is_index(self, fn: ast.AST, expr: ast.AST) -> bool:
         """The expression's value depends on an arange/mgrid index (not
         through a call or a specialization-time attribute)."""
+        return run(self._is_index(fn, expr))
+
+    def _is_index(self, fn: ast.AST, expr: ast.AST) -> Step:
         if self.is_index_source(expr):
             return True
         if isinstance(expr, ast.Name):
-            return self.is_index_name(fn, expr.id)
+            return (yield self._is_index_name(fn, expr.id))
         if isinstance(expr, ast.Attribute):
-            return expr.attr in MGRID_ATTRS and self.is_index(fn, expr.value)
+            return expr.attr in MGRID_ATTRS and (yield self._is_index(fn, expr.value))
         if isinstance(expr, ast.BinOp):
-            return self.is_index(fn, expr.left) or self.is_index(fn, expr.right)
+            return (yield self._is_index(fn, expr.left)) or (yield self._is_index(fn, expr.right))
         if isinstance(expr, ast.UnaryOp) and not isinstance(expr.op, ast.Not):
-            return self.is_index(fn, expr.operand)
+            return (yield self._is_index(fn, expr.operand))
         if isinstance(expr, ast.Compare):
-            return any(self.is_index(fn, o) for o in [expr.left, *expr.comparators])
+            for o in [expr.left, *expr.comparators]:
+                if (yield self._is_index(fn, o)):
+                    return True
+            return False
         if isinstance(expr, ast.Subscript):
             # ix[:, None] keeps an index; x[ix] is a tensor access, not an index
             return self.is_index_source(expr) or (
-                self.is_index(fn, expr.value) and not self.holds(fn, expr.value)
+                (yield self._is_index(fn, expr.value)) and not (yield self._holds(fn, expr.value))
             )
         return False
 
     def is_index_name(self, fn: ast.AST, name: str) -> bool:
         """Every definition of ``name`` derives from an index expression."""
+        return run(self._is_index_name(fn, name))
+
+    def _is_index_name(self, fn: ast.AST, name: str) -> Step:
         scope = self.scope(fn)
         owner = scope.owner(name)
         if owner is None or name in owner.params or name in scope.declared_outer:
@@ -326,7 +349,7 @@ class ExprFacts(Analysis):
             if d.kind in ("assign", "annassign", "namedexpr", "augassign") and d.value is not None:
                 if d.kind == "augassign":
                     continue
-                if not self.is_index(owner.fn, d.value):
+                if not (yield self._is_index(owner.fn, d.value)):
                     ok = False
             elif d.kind == "unpack" and isinstance(d.node, ast.Assign) and self.is_index_source(d.node.value):
                 continue  # i_p, i_f = nl.mgrid[...]
