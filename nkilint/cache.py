@@ -233,7 +233,7 @@ class ResultCache:
         return result
 
     def store(self, item: InputFile, result: FileResult) -> None:
-        if result.crashed or result.deps is None:
+        if result.crashed or result.timed_out or result.deps is None:
             return
         own = os.path.realpath(item.path)
         content = self.file_hash(own)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from .deadline import DEFAULT_FILE_TIME_LIMIT
 from .findings import Level
 from .safefs import read_text_capped
 from .releases import DEFAULT_ORIGIN, Release, ReleaseError, TargetOrigin, parse_release, release_names, release_of_nki
@@ -63,6 +64,7 @@ KNOWN_KEYS = {
     "nki-version": f"one of {', '.join(VERSION_NAMES)} (the newest SDK release of that NKI version)",
     "fail-level": "note, warning or error: the lowest level that makes the exit code 1",
     "hardware": f"table of hardware overrides ({', '.join(OVERRIDABLE)})",
+    "file-time-limit": "seconds of analysis per file before the rest of its rules are skipped (0: no limit)",
 }
 
 
@@ -84,6 +86,7 @@ class Settings:
     nki_version_explicit: bool = False  # sdk or nki-version was given (CLI or config)
     target_origin: TargetOrigin = DEFAULT_ORIGIN
     fail_level: Level = Level.WARNING
+    file_time_limit: float = DEFAULT_FILE_TIME_LIMIT
     hardware: tuple[tuple[str, int | float], ...] = ()
     root: Path = field(default_factory=Path.cwd)
     config_file: Path | None = None
@@ -181,6 +184,11 @@ def parse_table(table: dict[str, Any], where: str, root: Path, origin: str | Non
                 out["fail_level"] = Level.parse(value)
             except ValueError as exc:
                 raise ConfigError(f"{where}: {exc}") from None
+        elif key == "file-time-limit":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                raise ConfigError(f"{where}: 'file-time-limit' must be a number of seconds >= 0 (0: no limit), "
+                                  f"got {value!r}")
+            out["file_time_limit"] = float(value)
         elif key == "hardware":
             if not isinstance(value, dict):
                 raise ConfigError(f"{where}: 'hardware' must be a table, e.g. [tool.nkilint.hardware]")

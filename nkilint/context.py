@@ -87,6 +87,11 @@ class RuleContext:
                 raise ModelCrash(exc) from exc
         return self._model
 
+    @property
+    def model_if_built(self) -> "FileModel | None":
+        """The file's model if a rule already asked for it (never builds it)."""
+        return self._model
+
     def analysis(self, cls: type[A]) -> A:
         """A per-file analysis of this file's model (computed once per file,
         shared by every rule that asks; see ``nkilint.model.analysis``)."""

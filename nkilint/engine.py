@@ -21,9 +21,11 @@ from typing import Iterable, Sequence
 from .config import Settings
 from .context import ModelCrash, RuleContext
 from .cstguard import nesting_depth
+from .deadline import FileTimeLimit, file_deadline
 from .discovery import InputFile
 from .findings import Finding, Level, Span
 from .fingerprint import line_hashes
+from .incomplete import ANALYSIS_INCOMPLETE, partial_kernel_findings, time_limit_finding
 from .paths import display_path, on_disk
 from .rule import Rule, RuleSet
 from .selection import Selector, matches_any
@@ -68,6 +70,9 @@ class FileResult:
     findings: list[Finding] = field(default_factory=list)
     notifications: list[Notification] = field(default_factory=list)
     crashed: bool = False  # a rule raised: exit code 2
+    # The file's time limit ended its analysis (NKI005): depends on the
+    # machine's speed, so the result is never cached.
+    timed_out: bool = False
     lines: dict[int, str] = field(default_factory=dict)  # lines findings point at
     fingerprints: dict[int, str] = field(default_factory=dict)  # line -> hash
     text: str | None = None  # kept only when fixes may be applied
@@ -206,16 +211,43 @@ class Checker:
                           release=self.settings.release)
         result = FileResult(display, disk_path=disk_path)
         with _recursion_room(source.tree):
-            for rule in self.rules:
-                if rule.emitted_by_engine:
-                    continue
-                self._run_rule(rule, ctx, result)
+            self._run_rules(ctx, result)
         self._finish(result, source)
         # The tree stays (other files may import this one); the whole-file
         # node list and parent map the rules shared are rebuilt if needed.
         source.__dict__.pop("nodes", None)
         source.__dict__.pop("parents", None)
         return result, ctx
+
+    def _run_rules(self, ctx: RuleContext, result: FileResult) -> None:
+        """Every enabled rule on one file, within the file's time limit; a
+        budget that ran out is said in an NKI005 note (nkilint.incomplete)."""
+        rules = [rule for rule in self.rules if not rule.emitted_by_engine]
+        done = 0
+        notes: list[Finding] = []
+        limit = self.settings.file_time_limit
+        try:
+            with file_deadline(limit):
+                for rule in rules:
+                    self._run_rule(rule, ctx, result)
+                    done += 1
+        except FileTimeLimit:
+            ctx.take_findings()  # the stopped rule's findings are partial
+            result.timed_out = True
+            stopped = rules[done] if done < len(rules) else None
+            notes.append(time_limit_finding(result.path, limit, stopped, rules[done + 1:]))
+        model = ctx.model_if_built
+        if model is not None:
+            notes.extend(partial_kernel_findings(model, result.path))
+        if not notes:
+            return
+        if ANALYSIS_INCOMPLETE in self.ruleset.rules and ANALYSIS_INCOMPLETE in self.enabled:
+            result.findings.extend(notes)
+        else:  # the rule is off: still say so, as a notification of the run
+            result.notifications.extend(
+                Notification(Level.NOTE, f"{result.path}: {n.message}", result.path, ANALYSIS_INCOMPLETE, n.span)
+                for n in notes
+            )
 
     def _broken(self, display: str, err: SourceError, source: SourceFile | None) -> FileResult:
         """A file that cannot be decoded or parsed: one finding, or a notification."""

@@ -70,7 +70,11 @@ class Run:
         active = self.active
         baselined = sum(1 for f in self.findings if f.baselined)
         suppressed = len(self.findings) - len(active) - baselined
-        if not active:
+        partial = sum(1 for r in self.files if r.timed_out)
+        if not active and partial:
+            text = (f"No findings, but {partial} file{'s were' if partial != 1 else ' was'} only partly checked: "
+                    "the time limit per file ran out (NKI005).")
+        elif not active:
             text = "All checks passed!" if self.files else "No Python files found."
         else:
             counts = self.counts()

@@ -42,6 +42,7 @@ from .common import EXAMPLE_PATH, UsageFailure, _ruleset_and_enabled, _split, bu
 @click.option("--statistics", is_flag=True, help="Show a table of findings per rule and level instead of the findings.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even if there are findings (2 still signals errors).")
 @click.option("--fail-level", type=click.Choice(["note", "warning", "error"]), help="Lowest level that makes the exit code 1 [default: warning].")
+@click.option("--file-time-limit", type=click.FloatRange(min=0), help="Seconds of analysis per file before its remaining rules are skipped with an NKI005 note (0: no limit) [default: 60].")
 @click.option("--config", type=click.Path(exists=True, dir_okay=False), help="Use this pyproject.toml.")
 @click.option("--isolated", is_flag=True, help="Ignore all configuration files.")
 @click.option("--stdin-filename", help="The name to report for source read from stdin ('-').")
@@ -76,6 +77,7 @@ def check(
     statistics: bool,
     exit_zero: bool,
     fail_level: str | None,
+    file_time_limit: float | None,
     config: str | None,
     isolated: bool,
     stdin_filename: str | None,
@@ -130,6 +132,7 @@ def check(
             sdk=sdk,
             nki_version=nki_version,
             fail_level=fail_level,
+            file_time_limit=file_time_limit,
         )
     except ConfigError as exc:
         raise UsageFailure(str(exc)) from None

@@ -348,9 +348,9 @@ def _interpret(cand: KernelCandidate, module: ModuleInfo, target: Target, versio
         interp.module_env(module)
         interp.run_function(func, [], {}, root=True)
     except Budget:
-        kernel.error = "the interpreter's step budget ran out; the graph is partial"
+        kernel.error = f"the interpreter's step budget of {interp.initial_budget:,} steps ran out; the graph is partial"
     except RecursionError:
-        kernel.error = "nesting too deep; the graph is partial"
+        kernel.error = "the code is nested too deep for the interpreter; the graph is partial"
         graph.truncated = True
     stats.steps += max(interp.initial_budget - interp.budget, 0)
     _finalize(graph)

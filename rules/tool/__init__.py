@@ -5,6 +5,7 @@ The family's code table: one module per rule, in id order.
 
 from __future__ import annotations
 
+from .analysis_incomplete import AnalysisIncomplete
 from .rule_crashed import RuleCrashed
 from .syntax_error import SyntaxErrorRule
 from .unreadable_file import UnreadableFile
@@ -15,4 +16,5 @@ RULES = (
     UnreadableFile,  # NKI002
     RuleCrashed,  # NKI003
     UnusedNoqa,  # NKI004
+    AnalysisIncomplete,  # NKI005
 )
