@@ -15,6 +15,7 @@ from ..findings import Finding, Level
 from ..noqa_writer import add_noqa
 from ..run import Run
 from .common import UsageFailure
+from ..terminal import printable
 
 
 def _with_lines(run: Run) -> list[tuple[int, Finding, str | None]]:
@@ -69,7 +70,7 @@ def add_noqa_to_run(run: Run) -> tuple[int, int, list[Finding]]:
         except (FixError, OSError) as exc:
             message = f"{result.path}: no noqa added: {exc}"
             run.notifications.append(Notification(Level.ERROR, message, result.path))
-            click.echo(f"nkilint: error: {message}", err=True)
+            click.echo(f"nkilint: error: {printable(message)}", err=True)
             continue
         added += edit.added
         files += 1

@@ -25,6 +25,7 @@ from .adopt import add_noqa_to_run, apply_baseline, load_baseline, write_baselin
 from .show_fixes import fixable_snapshot, fixes_listing
 from .cached import cache_options, check_through_cache
 from .common import EXAMPLE_PATH, UsageFailure, _ruleset_and_enabled, _split, build_settings
+from ..terminal import printable
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path())
@@ -150,7 +151,7 @@ def check(
     files, errors = discover(file_paths, settings.root, settings.all_excludes, force_exclude)
     for message in errors:
         run.notifications.append(Notification(Level.ERROR, message))
-        click.echo(f"nkilint: error: {message}", err=True)
+        click.echo(f"nkilint: error: {printable(message)}", err=True)
     if example:
         files = [InputFile(EXAMPLE_PATH, "nkilint/examples/softmax_port.py", True)]
     if verbose and not silent:
@@ -172,7 +173,7 @@ def check(
         except PluginError as exc:  # pragma: no cover - defensive
             raise UsageFailure(str(exc)) from None
         for note in run.notifications[known:]:
-            click.echo(f"nkilint: error: {note.message}", err=True)
+            click.echo(f"nkilint: error: {printable(note.message)}", err=True)
         if diff or (fixed_stdin and fix_report.diff):
             click.echo(fix_report.diff, nl=False)
         if diff:
@@ -202,9 +203,9 @@ def check(
 
     for note in run.all_notifications:
         if note.rule_id is not None and note.detail:
-            click.echo(f"nkilint: {note.message}", err=True)
+            click.echo(f"nkilint: {printable(note.message)}", err=True)
         elif note.path is not None and note not in run.notifications:
-            click.echo(f"nkilint: {note.message}", err=True)
+            click.echo(f"nkilint: {printable(note.message)}", err=True)
 
     code = run.exit_code(exit_zero)
     if errors:
@@ -255,8 +256,8 @@ def _add_noqa(run: Run, errors: list[str]) -> None:
 
 def _explain_settings(settings, n_files: int) -> None:
     s = settings
-    click.echo(f"nkilint: project root {s.root} (paths are reported relative to it)", err=True)
-    click.echo(f"nkilint: configuration {s.config_file or 'none (defaults)'}", err=True)
+    click.echo(f"nkilint: project root {printable(str(s.root))} (paths are reported relative to it)", err=True)
+    click.echo(f"nkilint: configuration {printable(str(s.config_file or 'none (defaults)'))}", err=True)
     click.echo(f"nkilint: target {s.release.label} {s.target_origin.text}; {s.target.name}", err=True)
     click.echo(f"nkilint: {n_files} file{'s' if n_files != 1 else ''} to check", err=True)
 

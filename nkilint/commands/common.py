@@ -12,6 +12,7 @@ from ..config import Settings, find_config, load_config, parse_table
 from ..paths import common_start, project_root
 from ..plugins import PluginError, installed_rules
 from ..selection import SelectorError, resolve_enabled, validate_selectors
+from ..terminal import printable
 
 EXAMPLE_PATH = Path(__file__).parent.parent / "examples" / "softmax_port.py"
 
@@ -20,7 +21,7 @@ class UsageFailure(click.ClickException):
     exit_code = 2
 
     def show(self, file=None) -> None:  # noqa: D401 - click API
-        click.echo(f"nkilint: error: {self.format_message()}", err=True)
+        click.echo(f"nkilint: error: {printable(self.format_message())}", err=True)
 
 
 def _split(values: Iterable[str]) -> tuple[str, ...]:

@@ -18,12 +18,13 @@ from ..source import SourceError, SourceFile, decode_source
 from ..targets import target_names
 from ..versions import VERSION_NAMES
 from .common import build_settings
+from ..terminal import printable
 
 GRAPH_SCHEMA_VERSION = 1
 
 
 def _fail(message: str) -> None:
-    click.echo(f"nkilint: error: {message}", err=True)
+    click.echo(f"nkilint: error: {printable(message)}", err=True)
     sys.exit(2)
 
 
@@ -169,7 +170,7 @@ def stats_command(paths, output_format: str, target, sdk, nki_version, config, t
         "sdk": settings.release.minor,
     }
     for message in errors:
-        click.echo(f"nkilint: error: {message}", err=True)
+        click.echo(f"nkilint: error: {printable(message)}", err=True)
     if output_format == "json":
         click.echo(json.dumps(doc, indent=2))
     else:

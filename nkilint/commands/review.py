@@ -12,6 +12,7 @@ from ..config import ConfigError
 from ..targets import target_names
 from ..versions import VERSION_NAMES
 from .common import EXAMPLE_PATH, UsageFailure, _ruleset_and_enabled, build_settings
+from ..terminal import printable
 
 EXAMPLE_ORIGINAL = EXAMPLE_PATH.with_name("softmax_original.py")  # the Triton kernel the example was ported from
 
@@ -77,7 +78,7 @@ def review_command(paths, original, kernel_name, output_format, output, target, 
 
     text, extra = render(review, fmt, output)
     for message in review.errors:
-        click.echo(f"nkilint: error: {message}", err=True)
+        click.echo(f"nkilint: error: {printable(message)}", err=True)
     if output:
         try:
             for path, content in extra.items():

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from ..findings import Level
 from ..run import Run
+from ..terminal import printable
 
 _COMMAND = {Level.ERROR: "error", Level.WARNING: "warning", Level.NOTE: "notice"}
 
 
 def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    # Line breaks are the command syntax's own escapes; every other control
+    # character (ESC of a colour sequence in a hostile file name, say) is
+    # written visibly, as in the text output.
+    lines = text.replace("\r\n", "\n").split("\n")
+    return "%0A".join(printable(line).replace("%", "%25") for line in lines)
 
 
 def _escape_property(text: str) -> str:

@@ -9,12 +9,13 @@ import click
 
 from ..findings import Finding, Level
 from ..run import Run
+from ..terminal import printable
 
 _LEVEL_COLOR = {Level.ERROR: "red", Level.WARNING: "yellow", Level.NOTE: "cyan"}
 
 
 def _header(f: Finding, color: bool) -> str:
-    loc = f"{f.path}:{f.span.start_line}:{f.span.start_col}:"
+    loc = f"{printable(f.path)}:{f.span.start_line}:{f.span.start_col}:"
     level = f"[{f.level.label}]"
     if color:
         loc = click.style(loc, bold=True)
@@ -22,7 +23,7 @@ def _header(f: Finding, color: bool) -> str:
         rid = click.style(f.rule_id, fg=_LEVEL_COLOR[f.level], bold=True)
     else:
         rid = f.rule_id
-    return f"{loc} {rid} {level} {f.message}"
+    return f"{loc} {rid} {level} {printable(f.message)}"
 
 
 def _snippet(f: Finding, lines: dict[int, str]) -> list[str]:
@@ -30,7 +31,7 @@ def _snippet(f: Finding, lines: dict[int, str]) -> list[str]:
     text = lines.get(line)
     if text is None:
         return []
-    text = text.expandtabs(1)
+    text = printable(text.expandtabs(1))
     gutter = str(line)
     pad = " " * len(gutter)
     start = max(f.span.start_col - 1, 0)
@@ -64,12 +65,13 @@ def render_text(run: Run, color: bool = False, show_source: bool = True, statist
                 out.extend(snippet)
                 pad = " " * (len(str(f.span.start_line)) if snippet else 1)
                 for rel in f.related:
-                    out.append(f"{pad} = note: {rel.path or f.path}:{rel.span.start_line}:{rel.span.start_col}: {rel.message}")
+                    out.append(f"{pad} = note: {printable(rel.path or f.path)}:{rel.span.start_line}:"
+                               f"{rel.span.start_col}: {printable(rel.message)}")
                 if f.hint:
-                    out.append(f"{pad} = hint: {f.hint}")
+                    out.append(f"{pad} = hint: {printable(f.hint)}")
                 if f.fix:
                     kind = "fix" if f.fix.safe else "unsafe fix"
-                    out.append(f"{pad} = {kind} available: {f.fix.description}")
+                    out.append(f"{pad} = {kind} available: {printable(f.fix.description)}")
                 out.append("")
     if statistics:
         out.extend(render_statistics(run))
@@ -93,7 +95,8 @@ def render_statistics(run: Run) -> list[str]:
 
 def render_concise(run: Run) -> str:
     out = [target_header(run)] + [
-        f"{f.path}:{f.span.start_line}:{f.span.start_col}: {f.rule_id} [{f.level.label}] {f.message}"
+        f"{printable(f.path)}:{f.span.start_line}:{f.span.start_col}: {f.rule_id} [{f.level.label}] "
+        f"{printable(f.message)}"
         for f in run.active
     ]
     out.append(run.summary())
