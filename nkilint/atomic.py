@@ -5,15 +5,19 @@ mode and owner)."""
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
+
+from .tempfiles import make_temp, sweep_stale
+
+REPORT_SUFFIX = ".nkilint-tmp"
 
 
 def write_report(path: Path, text: str) -> None:
     """Write a report (or a baseline) all at once: a reader never sees half
     of it, and an interrupted run leaves the previous file in place."""
     directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".nkilint-tmp", dir=directory)
+    sweep_stale(directory, path.name, REPORT_SUFFIX)  # left by a killed run
+    fd, tmp = make_temp(directory, path.name, REPORT_SUFFIX)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)

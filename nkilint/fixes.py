@@ -24,6 +24,8 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .cstguard import libcst_refusal
+from .fix_gates import (introduced_errors, introduced_message, syntax_problem, target_is_assumed,
+                        withhold_target_fixes, withheld_message)
 from .findings import Edit, Finding, Fix, Span
 from .safefs import WriteRefused, read_bytes_capped, replace_bytes, rewrite_target
 from .source import MAX_FILE_BYTES, decode_source, split_lines
@@ -237,7 +239,8 @@ def _must_parse(text: str) -> None:
         ast.parse(text)
         cst.parse_module(text)
     except (SyntaxError, cst.ParserSyntaxError) as exc:
-        raise FixError(f"a fix produced invalid Python ({exc}); nothing was written") from None
+        raise FixError(f"fixes not applied: the fixed code would not parse ({syntax_problem(exc)}); "
+                       "nothing was written") from None
 
 
 @dataclass
@@ -366,10 +369,16 @@ def apply_fixes_to_run(run, checker, write: bool, unsafe: bool, stdin: bool = Fa
 
     report = FixReport()
     diffs: list[str] = []
+    assumed = target_is_assumed(checker.settings)
+    all_withheld: list[Finding] = []
     for index, result in enumerate(run.files):
         if result.text is None:
             continue
-        if not any(f.fix for f in result.findings if not f.suppressed):
+        findings = result.findings
+        if assumed:
+            findings, withheld = withhold_target_fixes(findings, checker.ruleset, unsafe)
+            all_withheld.extend(withheld)
+        if not any(f.fix for f in findings if not f.suppressed):
             continue
         from_stdin = stdin and index == 0
         # The file that was analysed, never a path derived from the display
@@ -377,10 +386,11 @@ def apply_fixes_to_run(run, checker, write: bool, unsafe: bool, stdin: bool = Fa
         disk_path = Path(result.disk_path) if (not from_stdin and result.disk_path) else None
 
         def recheck(text: str, _display=result.path, _disk=disk_path):
-            return _check_again(checker, text, _display, _disk).findings
+            found = _check_again(checker, text, _display, _disk).findings
+            return withhold_target_fixes(found, checker.ruleset, unsafe)[0] if assumed else found
 
         try:
-            after = fix_source(result.text, result.findings, unsafe=unsafe, recheck=recheck)
+            after = fix_source(result.text, findings, unsafe=unsafe, recheck=recheck)
         except FixError as exc:
             report.failed += 1
             run.notifications.append(Notification(Level.ERROR, f"{result.path}: {exc}", result.path))
@@ -389,7 +399,14 @@ def apply_fixes_to_run(run, checker, write: bool, unsafe: bool, stdin: bool = Fa
             report.unsafe_available += _unsafe_only(result.findings, unsafe)
             continue
         new_result = _check_again(checker, after, result.path, disk_path)
-        fixed_count = _fixed_count(result.findings, new_result.findings, unsafe)
+        added = introduced_errors(result.findings, new_result.findings, checker.ruleset)
+        if added:
+            report.failed += 1
+            run.notifications.append(Notification(Level.ERROR, f"{result.path}: {introduced_message(added)}",
+                                                  result.path))
+            _check_again(checker, result.text, result.path, disk_path)  # the project holds the old text again
+            continue
+        fixed_count = _fixed_count(findings, new_result.findings, unsafe)
         if write and disk_path is not None:
             try:
                 write_atomically(disk_path, result.text, after, _fix_trees(checker))
@@ -404,5 +421,7 @@ def apply_fixes_to_run(run, checker, write: bool, unsafe: bool, stdin: bool = Fa
         if write:
             run.files[index] = new_result
             run.fixes_applied += fixed_count
+    if all_withheld:
+        run.notifications.append(Notification(Level.WARNING, withheld_message(all_withheld, checker.settings)))
     report.diff = "".join(diffs)
     return report

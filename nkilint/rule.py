@@ -132,6 +132,9 @@ class Rule:
     explanation: ClassVar[str] = ""
     examples: ClassVar[tuple[Example, ...]] = ()
     fixable: ClassVar[bool] = False
+    # The fix rewrites code for the target release (a migration): --fix
+    # withholds it when no release is named (nkilint.fix_gates).
+    fix_follows_target: ClassVar[bool] = False
     default_enabled: ClassVar[bool] = True
     # SARIF precision: very-high, high, medium, low.
     precision: ClassVar[str] = "high"

@@ -14,6 +14,11 @@ import os
 import stat
 from pathlib import Path
 
+from .tempfiles import make_temp, sweep_stale
+
+# The suffix of the temporary file a fix is written to before the rename.
+FIX_SUFFIX = ".nkilint-fix"
+
 # Configuration and pin files are small; a bigger one is not ours.
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
@@ -145,8 +150,6 @@ def replace_bytes(target: Path, data: bytes, expected: bytes, validate=None) -> 
     its content, so every link sees the fix. ``validate(tmp_path)`` may raise
     to refuse the write. Raises WriteRefused when the file changed.
     """
-    import tempfile
-
     info = os.stat(target)
     if info.st_nlink > 1:
         with open(target, "r+b") as handle:
@@ -161,7 +164,8 @@ def replace_bytes(target: Path, data: bytes, expected: bytes, validate=None) -> 
             os.fsync(handle.fileno())
         return
     directory = target.parent
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".nkilint-fix", dir=directory)
+    sweep_stale(directory, target.name, FIX_SUFFIX)  # left by a killed run
+    fd, tmp = make_temp(directory, target.name, FIX_SUFFIX)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

@@ -83,7 +83,7 @@ def test_show_fixes_lists_what_was_fixed(cli, project):
     write(project / "k.py", KERNEL_02)
     available = cli("check", "--isolated", "--select", "migration", "--show-fixes", "k.py")
     assert "Fixable" in available.stderr and "k.py:" in available.stderr
-    fixed = cli("check", "--isolated", "--select", "migration", "--fix", "--show-fixes", "k.py")
+    fixed = cli("check", "--isolated", "--select", "migration", "--sdk", "2.34", "--fix", "--show-fixes", "k.py")
     assert "Fixed: 6 findings:" in fixed.stderr
     assert "Fixed 6." in fixed.stdout
 

@@ -155,26 +155,26 @@ def test_write_keeps_coding_cookie_and_bom(tmp_path):
 # -- command line ------------------------------------------------------------------------
 def test_fix_applies_safe_fixes_only_and_is_idempotent(cli, project):
     path = write(project / "k.py", KERNEL_02)
-    result = _check(cli, "--fix", "k.py")
+    result = _check(cli, "--fix", "--sdk", "2.34", "k.py")
     assert path.read_text() == KERNEL_02_FIXED, result.stdout
     assert "Fixed 6." in result.stdout
     assert "1 more fix available with --unsafe-fixes" in result.stderr  # `flag is True`
     assert result.exit_code == 1  # the remaining finding
-    again = _check(cli, "--fix", "k.py")
+    again = _check(cli, "--fix", "--sdk", "2.34", "k.py")
     assert path.read_text() == KERNEL_02_FIXED
     assert "Fixed" not in again.stdout
 
 
 def test_unsafe_fixes(cli, project):
     path = write(project / "k.py", KERNEL_02)
-    result = _check(cli, "--fix", "--unsafe-fixes", "k.py")
+    result = _check(cli, "--fix", "--unsafe-fixes", "--sdk", "2.34", "k.py")
     assert result.exit_code == 0, result.stdout
     assert path.read_text() == KERNEL_02_FIXED.replace("if flag is True:", "if flag == True:")
 
 
 def test_diff_shows_without_writing(cli, project):
     path = write(project / "k.py", KERNEL_02)
-    result = _check(cli, "--diff", "k.py")
+    result = _check(cli, "--diff", "--sdk", "2.34", "k.py")
     assert path.read_text() == KERNEL_02
     assert result.stdout.startswith("--- a/k.py\n+++ b/k.py\n@@")
     assert '\n-@nki.jit(mode="jax")  # framework hint\n' in result.stdout
@@ -185,7 +185,7 @@ def test_diff_shows_without_writing(cli, project):
 
 
 def test_fix_from_stdin_prints_the_fixed_source(cli):
-    result = _check(cli, "--fix", "--stdin-filename", "k.py", "-", input=KERNEL_02)
+    result = _check(cli, "--fix", "--sdk", "2.34", "--stdin-filename", "k.py", "-", input=KERNEL_02)
     assert result.stdout == KERNEL_02_FIXED
     assert "Fixed 6." in result.stderr
 

@@ -140,7 +140,7 @@ def test_python_m_does_not_import_shadowing_modules_from_the_cwd(tmp_path):
     for name in ("click", "libcst", "networkx", "nkilint_rules", "tomllib", "packaging"):
         write(checkout / f"{name}.py", f"import pathlib\npathlib.Path({str(canary)!r}).write_text({name!r})\n")
     write(checkout / "ok.py", LEGACY_KERNEL)
-    proc = run_nkilint("check", "--fix", "ok.py", cwd=checkout)
+    proc = run_nkilint("check", "--fix", "--sdk", "2.34", "ok.py", cwd=checkout)
     assert not canary.exists(), canary.read_text()
     assert proc.returncode in (0, 1), proc.stderr
 

@@ -22,7 +22,7 @@ import ast
 
 
 def _fix(cli, *paths):
-    return cli("check", "--fix", "--format", "concise", *paths)
+    return cli("check", "--fix", "--sdk", "2.34", "--format", "concise", *paths)
 
 
 def test_symlink_is_fixed_at_its_target_and_stays_a_link(cli, project):
@@ -124,7 +124,7 @@ def test_deep_and_chain_does_not_crash_the_fix_run(project):
     rewritten. Now: the file is skipped with a message, the others are fixed."""
     deep = write(project / "deep.py", _deep_and_chain(20_000))
     other = write(project / "other.py", KERNEL_02)
-    proc = subprocess.run([sys.executable, "-m", "nkilint", "check", "--fix", "--unsafe-fixes", "deep.py", "other.py"],
+    proc = subprocess.run([sys.executable, "-m", "nkilint", "check", "--fix", "--unsafe-fixes", "--sdk", "2.34", "deep.py", "other.py"],
                           cwd=project, capture_output=True, text=True, timeout=300)
     assert proc.returncode in (0, 1), (proc.returncode, proc.stderr[-2000:])
     assert deep.read_text() == _deep_and_chain(20_000)

@@ -24,7 +24,7 @@ def test_interrupted_fix_leaves_files_untouched_or_fixed(tmp_path, sig, delay):
     tree = tmp_path / "repo"
     for i in range(FILES):
         write(tree / f"pkg{i % 4}" / f"k{i:02d}.py", KERNEL_02)
-    proc = subprocess.Popen([sys.executable, "-m", "nkilint", "check", "--fix", "--no-cache", "-j1", "."], cwd=tree,
+    proc = subprocess.Popen([sys.executable, "-m", "nkilint", "check", "--fix", "--sdk", "2.34", "--no-cache", "-j1", "."], cwd=tree,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     time.sleep(delay)
     if proc.poll() is None:
@@ -44,3 +44,10 @@ def test_interrupted_fix_leaves_files_untouched_or_fixed(tmp_path, sig, delay):
         assert proc.returncode in (0, 1, 130, -signal.SIGINT), proc.returncode
     else:
         assert all(name.endswith(".nkilint-fix") for name in leftovers), leftovers  # never picked up as source
+        # The next run fixes the file the killed one was writing, and removes
+        # the killed run's temporary file (its process is gone).
+        subprocess.run([sys.executable, "-m", "nkilint", "check", "--fix", "--sdk", "2.34", "--no-cache", "-j1", "."], cwd=tree,
+                       capture_output=True, timeout=300)
+        assert all(p.read_text() == KERNEL_02_FIXED for p in tree.rglob("k*.py"))
+        left = [p.name for p in tree.rglob("*") if p.is_file() and not p.name.endswith(".py")]
+        assert not left, left

@@ -150,7 +150,7 @@ def test_diff_writes_nothing_and_shows_the_same_change(cli, tmp_path):
     target = tmp_path / "current02_matmul_bad.py"
     shutil.copyfile(FIXTURES / "current02_matmul_bad.py", target)
     before = target.read_bytes()
-    result = cli("check", "--isolated", "--select", "migration", "--diff", str(target))
+    result = cli("check", "--isolated", "--select", "migration", "--sdk", "2.34", "--diff", str(target))
     assert target.read_bytes() == before
     assert result.stdout.startswith("--- a/")
     assert "+    for m in range(M // 128):" in result.stdout

@@ -112,7 +112,7 @@ def test_fix_from_a_subdirectory_writes_the_analysed_file(cli, project, monkeypa
     # What the display path ("kernels/k.py") names when read from the cwd.
     decoy = write(project / "kernels" / "kernels" / "k.py", KERNEL_02)
     monkeypatch.chdir(project / "kernels")
-    result = cli("check", "--isolated", "--select", "migration", "--fix", "k.py", "--exclude", "kernels/kernels")
+    result = cli("check", "--isolated", "--select", "migration", "--sdk", "2.34", "--fix", "k.py", "--exclude", "kernels/kernels")
     assert target.read_text(encoding="utf-8") == KERNEL_02_FIXED
     assert decoy.read_text(encoding="utf-8") == KERNEL_02
     assert "Fixed 6." in result.stdout

@@ -173,7 +173,7 @@ def check(
         except PluginError as exc:  # pragma: no cover - defensive
             raise UsageFailure(str(exc)) from None
         for note in run.notifications[known:]:
-            click.echo(f"nkilint: error: {printable(note.message)}", err=True)
+            click.echo(f"nkilint: {note.level.label}: {printable(note.message)}", err=True)
         if diff or (fixed_stdin and fix_report.diff):
             click.echo(fix_report.diff, nl=False)
         if diff:

@@ -22,6 +22,7 @@ class DeprecatedLoopIterator(MigrationRule):
     family = "migration"
     level = Level.NOTE
     fixable = True
+    fix_follows_target = True
     summary = "nl.affine_range / sequential_range (deprecated 0.3) and static_range (0.6) are aliases of Python range()"
     explanation = """
 From NKI 0.3 every static loop (`range`, `nl.affine_range`,

@@ -21,6 +21,7 @@ class KernelLanguageRestriction(MigrationRule):
     family = "migration"
     level = Level.ERROR
     fixable = True
+    fix_follows_target = True
     summary = "Python the NKI 0.3 compiler rejects: `is`/`is not`, `*` in a kernel signature, list kernel arguments"
     explanation = """
 The NKI 0.3 compiler validates the kernel language more strictly

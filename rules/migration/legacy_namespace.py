@@ -34,6 +34,7 @@ class LegacyNamespace(MigrationRule):
     level = Level.ERROR
     precision = "very-high"
     fixable = True
+    fix_follows_target = True
     summary = "The legacy neuronxcc.nki namespace is deprecated (NKI 0.2) and a compile error inside kernels (NKI 0.4+)"
     explanation = """
 NKI 0.2 (Neuron SDK 2.27) introduced the `nki.*` namespace and a new

@@ -16,6 +16,7 @@ class OutputNotSharedHbm(MigrationRule):
     family = "migration"
     level = Level.ERROR
     fixable = True
+    fix_follows_target = True
     summary = "A kernel returns a tensor allocated in nl.hbm / nl.private_hbm: outputs must be nl.shared_hbm from NKI 0.3"
     explanation = """
 "All kernel output (return) tensors must be allocated with

@@ -19,6 +19,7 @@ class RemovedParameter(MigrationRule):
     family = "migration"
     level = Level.ERROR
     fixable = True
+    fix_follows_target = True
     summary = "A keyword argument the target version removed, renamed or deprecated (mask=, dtype= on ISA calls, is_moving_zero, ...)"
     explanation = """
 Keyword arguments that existed in an earlier version of an API and are

@@ -21,6 +21,7 @@ class RenamedApi(MigrationRule):
     family = "migration"
     level = Level.NOTE
     fixable = True
+    fix_follows_target = True
     summary = "A deprecated or moved NKI name with a one-to-one replacement (engine aliases, tile_size constants, nki.tensor)"
     explanation = """
 Names that still mean the same thing under another spelling:

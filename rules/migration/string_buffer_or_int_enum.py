@@ -21,6 +21,7 @@ class LiteralBufferOrEnum(MigrationRule):
     family = "migration"
     level = Level.ERROR
     fixable = True
+    fix_follows_target = True
     summary = "A string buffer (buffer='sbuf') or a raw integer enum (dge_mode=2): rejected from NKI 0.3"
     explanation = """
 NKI 0.3 no longer accepts strings for the `buffer` parameter of
