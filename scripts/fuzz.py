@@ -6,6 +6,11 @@ fixture kernels, grammar-generated modules (hypothesmith) and raw bytes for
 as long as asked, and writes each failing input, minimized line by line, to
 ``--out`` (default fuzz-findings/) with the problem it shows. Prints the
 number of inputs tried and of problems found; exit 1 if any.
+
+Each input is checked in a worker process, so an input that crashes the
+interpreter (a segfault in a native parser) or hangs where no Python-level
+alarm can stop it is recorded as a problem, and the run goes on with a new
+worker.
 """
 
 from __future__ import annotations
@@ -20,7 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "fuzz"))
 
-from harness import decoding_problems, fixture_kernels, mutate, problems  # noqa: E402
+from harness import fixture_kernels, mutate  # noqa: E402
+from worker import Worker  # noqa: E402
 
 
 def minimize(text: str, still_fails, budget_s: float = 120.0) -> str:
@@ -65,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     deadline = time.monotonic() + args.minutes * 60
     tried = {"mutation": 0, "grammar": 0, "bytes": 0}
     failures: dict[str, str] = {}
+    worker = Worker()
     print(f"fuzzing for {args.minutes:g} min, seed {seed}, {len(kernels)} fixture kernels", flush=True)
     while time.monotonic() < deadline:
         roll = rng.random()
@@ -73,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
             if rng.random() < 0.5:
                 data = f"# coding: {rng.choice(['rot13', 'utf-16', 'latin-1', 'zlib', 'idna', 'x'])}\n".encode() + data
             tried["bytes"] += 1
-            found = decoding_problems(data)
+            found = worker.check("bytes", data)
             if found:
                 failures.setdefault(found[0].split(":")[0], repr(data))
             continue
@@ -86,13 +93,13 @@ def main(argv: list[str] | None = None) -> int:
         else:
             text = mutate(rng.choice(kernels), random.Random(rng.getrandbits(32)), rounds=rng.randint(1, 5))
             tried["mutation"] += 1
-        found = problems(text, legacy=legacy)
+        found = worker.check("text", text, legacy)
         if not found:
             continue
         signature = found[0][:120]
         if signature in failures:
             continue
-        small = minimize(text, lambda t: bool(problems(t, legacy=legacy)))
+        small = minimize(text, lambda t: bool(worker.check("text", t, legacy)))
         failures[signature] = small
         args.out.mkdir(parents=True, exist_ok=True)
         name = hashlib.sha1(small.encode()).hexdigest()[:12]
@@ -100,9 +107,10 @@ def main(argv: list[str] | None = None) -> int:
             f"# nkilint fuzz reproducer (seed {seed}, {'legacy' if legacy else 'current'} NKI)\n"
             f"# problem: {found[0][:300]!r}\n" + small, encoding="utf-8")
         print(f"problem: {found[0][:200]} -> {args.out / (name + '.py')}", flush=True)
+    worker.close()
     total = sum(tried.values())
     print(f"inputs tried: {total} ({', '.join(f'{k} {v}' for k, v in tried.items())}); "
-          f"distinct problems: {len(failures)}", flush=True)
+          f"distinct problems: {len(failures)}; worker restarts: {worker.restarts}", flush=True)
     return 1 if failures else 0
 
 
