@@ -92,6 +92,12 @@ class Quit(Rule):
                           env={**__import__("os").environ, "PYTHONPATH": str(site)})
     assert proc.returncode == 2, proc.stdout + proc.stderr  # a crashed rule is an internal error, not exit 0
     assert proc.stdout.count("NKI601") == 2 and proc.stdout.count("NKI003") == 2, proc.stdout
+    assert "--show-traceback prints where it crashed" in proc.stderr and "Traceback" not in proc.stderr
+    shown = subprocess.run([sys.executable, "-m", "nkilint", "check", "--show-traceback", "a.py"],
+                           cwd=project, capture_output=True, text=True, timeout=300,
+                           env={**__import__("os").environ, "PYTHONPATH": str(site)})
+    assert "Traceback (most recent call last)" in shown.stderr, shown.stderr
+    assert "exit_rules.py" in shown.stderr and "sys.exit(0)" in shown.stderr, shown.stderr
 
 
 DEEP = {

@@ -60,6 +60,7 @@ from ..terminal import printable
 @click.option("-s", "--silent", is_flag=True, help="Print nothing; the exit code still says whether there are findings.")
 @click.option("-v", "--verbose", is_flag=True, help="Also say where the configuration, the root and the target come from.")
 @click.option("--show-fixes", is_flag=True, help="List the fixes applied (with --fix) or available, per file and rule.")
+@click.option("--show-traceback", is_flag=True, help="Print the traceback of a rule or the model that crashed (NKI003), for a bug report.")
 @click.option("--add-noqa", is_flag=True, help="Add '# noqa: ID' comments to every line with a finding; report nothing.")
 @cache_options
 def check(
@@ -92,6 +93,7 @@ def check(
     baseline_file: str | None,
     write_baseline_file: str | None,
     add_noqa: bool,
+    show_traceback: bool,
     no_cache: bool,
     cache_dir: str | None,
     quiet: bool,
@@ -201,12 +203,19 @@ def check(
             click.echo(f"nkilint: {stale} baseline entr{'ies' if stale != 1 else 'y'} of {baseline_file} match no finding "
                        "(fixed, or the line changed); --write-baseline refreshes it", err=True)
 
+    crashes = 0
     for note in run.all_notifications:
         if note.rule_id is not None and note.detail:
             click.echo(f"nkilint: {printable(note.message)}", err=True)
+            crashes += 1
+            if show_traceback:
+                click.echo("\n".join(printable(line, keep_tabs=True) for line in note.detail.rstrip().splitlines()),
+                           err=True)
         elif note.path is not None and note not in run.notifications:
             click.echo(f"nkilint: {printable(note.message)}", err=True)
 
+    if crashes and not show_traceback:
+        click.echo("nkilint: --show-traceback prints where it crashed, for the bug report", err=True)
     code = run.exit_code(exit_zero)
     if errors:
         # A path that does not exist is a usage error: 2 even when other
