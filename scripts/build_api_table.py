@@ -137,6 +137,12 @@ def add_release(data: dict, spec: dict) -> None:
             added[f"{module}.{name}"] = "function"
         for name, cls in body.get("classes", {}).items():
             added.update(_class_names(module, name, cls))
+    for module, names in spec.get("constants", {}).items():
+        constants = release["modules"][module].setdefault("constants", [])
+        for name in names:
+            if name not in constants:
+                constants.append(name)
+            added[f"{module}.{name}"] = "constant"
     for module, classes in spec.get("classes", {}).items():
         release["modules"][module].setdefault("classes", {}).update(copy.deepcopy(classes))
         for name, cls in classes.items():

@@ -109,6 +109,9 @@ RELEASES = [
                                            doc=api("latest", "nki.collectives.all_gather_v_trigger")),
             },
         },
+        # nl.int64 is no stub constant before 2.33; the 0.7 scalar pages name
+        # it as a scalar_load dtype (NkiScalar, scalar_alu, fori_loop pages).
+        "constants": {"nki.language": ["int64"]},
         "classes": {
             "nki.isa": {
                 "NkiScalar": cls("dtype", init=fn(p("state"), p("dtype", "None"), p("is_comparison", "False"),

@@ -42,6 +42,22 @@ class Site:
 
 
 @dataclass(frozen=True)
+class ScalarMisuse:
+    """A use of a device scalar (``nisa.NkiScalar``, NKI 0.7+) that the
+    tracer or the compiler rejects, seen by the interpreter: ``kind`` is
+    ``condition`` (a Python ``if``/``while``/``and``/``or``/``not``/``bool()``
+    on a scalar or a comparison of scalars), ``int64-compare``, ``int64-op``
+    (``detail`` names the operation) or ``int64-bound`` (a ``fori_loop``
+    bound). ``dtype`` is the scalar's dtype where known."""
+
+    kind: str
+    site: Site
+    dtype: str | None = None
+    detail: str = ""
+    conditional: bool = False  # seen inside a branch the interpreter could not decide
+
+
+@dataclass(frozen=True)
 class Guard:
     """A condition the interpreter could not decide, under which a node was
     created: the node exists only when ``test`` evaluates to ``branch``.
@@ -95,6 +111,7 @@ class KernelGraph:
         self.helpers: list[str] = []
         self.conditional_depth = 0  # > 0 while interpreting an undecided branch
         self.guard_stack: list[Guard] = []  # the undecided conditions being interpreted
+        self.scalar_misuses: list[ScalarMisuse] = []  # device scalars used as NKI rejects (tracer.py)
         # Indexes derived from the finished graph (loop nests, ...), built by
         # the modules that own them and dropped with the graph.
         self.memo: dict[str, Any] = {}

@@ -29,6 +29,7 @@ from .assignment_destination_too_small import AssignmentDestinationTooSmall
 from .control_flow_on_index import ControlFlowOnIndex
 from .control_flow_on_tensor import ControlFlowOnTensor
 from .decorated_subkernel_call import DecoratedSubkernelCall
+from .device_scalar_misuse import DeviceScalarMisuse
 from .dynamic_loop_misuse import DynamicLoopMisuse
 from .immutable_parameter_written import ImmutableParameterWritten
 from .indirect_index_layout import IndirectIndexLayout
@@ -79,4 +80,5 @@ RULES = (
     UndefinedName,  # NKI728
     LoopOverArange,  # NKI729
     ReshapeElementCount,  # NKI730
+    DeviceScalarMisuse,  # NKI731
 )

@@ -331,6 +331,7 @@ class CallsMixin:
             if short == "getattr" and len(args) >= 2 and isinstance(args[1], Const) and isinstance(args[1].value, str):
                 return self.attribute(args[0], args[1].value, node, frame)
             if short == "bool" and args:
+                self.scalar_condition(args[0], node)
                 t = truth(args[0])
                 return Const(t) if t is not None else self.unknown("bool")
             if short == "reversed" and args and isinstance(args[0], (TupleV, RangeV)):
@@ -420,6 +421,7 @@ class CallsMixin:
 
     def _fori(self, args, kwargs, node, frame) -> Value:
         # nl.fori_loop(lo, hi, body, init...) : body(i, *carry) run once.
+        self.scalar_int64_use("int64-bound", tuple(args[:2]), node)
         if len(args) >= 3 and isinstance(args[2], FuncV):
             rng = RangeV("fori_loop", args[0], args[1], Const(1))
             trip = _trip_count(rng)

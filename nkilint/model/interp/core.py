@@ -393,6 +393,7 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin, Tracer
 
     def _stmt_If(self, stmt: ast.If, frame: Frame) -> None:
         test = self.eval(stmt.test, frame)
+        self.scalar_condition(test, stmt.test)
         decided = truth(test)
         if decided is True:
             self.learn(stmt.test, frame, True)
@@ -540,6 +541,7 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin, Tracer
 
     def _stmt_While(self, stmt: ast.While, frame: Frame) -> None:
         test = self.eval(stmt.test, frame)
+        self.scalar_condition(test, stmt.test)
         if truth(test) is False:
             self.exec_block(stmt.orelse, frame)
             return

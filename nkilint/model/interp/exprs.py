@@ -74,6 +74,14 @@ from ..values import (
 from .tracer import GridV
 
 
+# Operator spellings for messages about device scalars.
+_OP_TEXT = {
+    ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
+    ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>",
+    ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.MatMult: "@",
+}
+
+
 def _scalar_result(left: Value, right: Value, comparison: bool = False) -> ScalarV:
     """Arithmetic or a comparison with an NkiScalar: a new device scalar of
     the operand's width."""
@@ -423,6 +431,7 @@ class ExpressionsMixin:
 
     def _ev_IfExp(self, node: ast.IfExp, frame: Frame) -> Value:
         value = self.eval(node.test, frame)
+        self.scalar_condition(value, node.test)
         test = truth(value)
         if test is True:
             return self.eval(node.body, frame)
@@ -451,6 +460,8 @@ class ExpressionsMixin:
 
     def _ev_BoolOp(self, node: ast.BoolOp, frame: Frame) -> Value:
         values = [self.eval(v, frame) for v in node.values]
+        for value, operand in zip(values[:-1], node.values):  # the last one is returned, not tested
+            self.scalar_condition(value, operand)
         truths = [truth(v) for v in values]
         if isinstance(node.op, ast.And):
             for v, t in zip(values, truths):
@@ -469,6 +480,7 @@ class ExpressionsMixin:
     def _ev_UnaryOp(self, node: ast.UnaryOp, frame: Frame) -> Value:
         v = self.eval(node.operand, frame)
         if isinstance(node.op, ast.Not):
+            self.scalar_condition(v, node.operand)
             t = truth(v)
             return Const(not t) if t is not None else self.unknown("not of unknown")
         if isinstance(node.op, ast.USub):
@@ -496,6 +508,7 @@ class ExpressionsMixin:
             else:
                 r = compare(type(op), left, right)
             if isinstance(left, ScalarV) or isinstance(right, ScalarV):
+                self.scalar_int64_use("int64-compare", (left, right), node, _OP_TEXT.get(type(op), "comparison"))
                 return _scalar_result(left, right, comparison=True)  # traced on the device
             if r is False:
                 return Const(False)
@@ -532,6 +545,8 @@ class ExpressionsMixin:
             if n is not None and 0 <= n * len(left.items) <= 4096:
                 return TupleV(left.items * n, is_list=left.is_list)
         if isinstance(left, ScalarV) or isinstance(right, ScalarV):
+            if not isinstance(op, (ast.Add, ast.Sub, ast.Mult)):
+                self.scalar_int64_use("int64-op", (left, right), node, _OP_TEXT.get(type(op), "this operation"))
             return _scalar_result(left, right)  # NkiScalar arithmetic is traced, not evaluated
         if isinstance(op, ast.Div):
             lb, rb = int_bounds(left), int_bounds(right)

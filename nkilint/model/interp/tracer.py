@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from .. import api_semantics as api
 from ..bindings import Qual
+from ..graph import ScalarMisuse
 from ..values import (
     BufferV,
     Const,
@@ -110,6 +111,33 @@ class TracerApisMixin:
     """NKI 0.7/0.8 calls, grid attributes and grid indexing.
 
     Part of :class:`~nkilint.model.interp.Interpreter`."""
+
+
+    # -- device scalars used as NKI rejects ---------------------------------
+    # Sources: https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.scalar_alu.html
+    # (a comparison's result "cannot be used as a Python if or while
+    # condition"; nl.int64 "supports only add, subtract and multiply"),
+    # .../nki.isa.NkiScalar.html (int64 comparisons "rejected at compile
+    # time") and .../nki.language.fori_loop.html ("A bound must be 32-bit").
+    def scalar_condition(self, value: Value, node: ast.AST) -> None:
+        """``value`` decides a Python branch (if, while, a ternary, and/or,
+        not, bool())."""
+        # Only a comparison's result: the docs say it is no Python condition;
+        # of a plain scalar's truth they say nothing.
+        if isinstance(value, ScalarV) and value.comparison and self.graph is not None:
+            self.graph.scalar_misuses.append(ScalarMisuse("condition", self.site(node), value.dtype,
+                                                          conditional=self.graph.conditional_depth > 0))
+
+    def scalar_int64_use(self, kind: str, values: tuple[Value, ...], node: ast.AST, detail: str = "") -> None:
+        """A comparison, an operation other than +, - and *, or a fori_loop
+        bound on a 64-bit scalar."""
+        if self.graph is None:
+            return
+        for value in values:
+            if isinstance(value, ScalarV) and value.dtype == "int64":
+                self.graph.scalar_misuses.append(ScalarMisuse(kind, self.site(node), "int64", detail,
+                                                              self.graph.conditional_depth > 0))
+                return
 
     def tracer_call(self, qual: Qual, args, kwargs, node: ast.Call, frame: Frame) -> Value | None:
         """The value of an NKI 0.7/0.8 call, or None when it is not one."""
