@@ -29,7 +29,7 @@ from .rule import Rule, RuleSet
 from .selection import Selector, matches_any
 from .safefs import FileTooLargeError, NotRegularFileError, read_bytes_capped
 from .source import MAX_FILE_BYTES, SourceError, SourceFile, decode_source
-from .suppression import apply_noqa, parse_noqa
+from .suppression import FileDirectives, apply_file_noqa, apply_noqa, parse_file_noqa, parse_noqa
 
 # Ids of the tool rules the engine itself emits (declared in the rule pack).
 SYNTAX_ERROR = "NKI001"
@@ -279,11 +279,7 @@ class Checker:
                 if f.rule_id not in self.ruleset.rules or not matches_any(pfi, self.ruleset.rules[f.rule_id])
             ]
         if source is not None:
-            noqas = parse_noqa(source)
-            if noqas:
-                findings = apply_noqa(findings, noqas, self.names)
-                if UNUSED_NOQA in self.enabled and UNUSED_NOQA in self.ruleset.rules:
-                    findings.extend(self._unused_noqa(noqas, result.path, pfi))
+            findings = self._suppress(findings, source, result.path, pfi)
         findings.sort(key=Finding.sort_key)
         result.findings = findings
         if source is not None:
@@ -300,19 +296,58 @@ class Checker:
             if self.options.keep_text:
                 result.text = source.text
 
+    def _suppress(self, findings: list[Finding], source: SourceFile, path: str, pfi: list[Selector]) -> list[Finding]:
+        """Apply the file-level directives, then the line ``# noqa``
+        comments (a finding a directive took does not use a line's code,
+        so a line comment the directive makes redundant is reported), then
+        report the stale ones."""
+        file_level = parse_file_noqa(source)
+        noqas = parse_noqa(source)
+        if not (file_level.directives or file_level.misplaced or noqas):
+            return findings
+        findings = apply_file_noqa(findings, file_level.directives, self.names)
+        if noqas:
+            findings = apply_noqa(findings, noqas, self.names)
+        if UNUSED_NOQA in self.enabled and UNUSED_NOQA in self.ruleset.rules:
+            stale = self._unused_noqa(noqas, path, pfi) if noqas else []
+            # A file-level directive may silence NKI004 for the line comments
+            # too; what it reports about itself it cannot silence.
+            findings.extend(apply_file_noqa(stale, file_level.directives, self.names))
+            findings.extend(self._unused_file_noqa(file_level, path, pfi))
+        return findings
+
+    def _unused_file_noqa(self, file_level: FileDirectives, path: str, pfi: list[Selector]) -> list[Finding]:
+        level = self.ruleset.rules[UNUSED_NOQA].level
+        out = [
+            Finding(UNUSED_NOQA, level, "'# nkilint: noqa' has no effect here: a file-level suppression must be on a line "
+                    "of its own in the comments at the top of the file, before any code", path, span,
+                    hint="move it above the first line of code, or use '# noqa: ID' on the reported line")
+            for span in file_level.misplaced
+        ]
+        for directive in file_level.directives:
+            if directive.is_blanket:
+                if not directive.blanket_used:
+                    out.append(Finding(UNUSED_NOQA, level, "unused suppression: '# nkilint: noqa' suppresses nothing in "
+                                       "this file", path, directive.span, hint="remove the comment"))
+                continue
+            out.extend(self._stale_codes([directive], path, pfi, " in this file"))
+        return out
+
     def _code_prefixes(self) -> set[str]:
         """Id namespaces of the installed rules (NKI, and any pack's prefix)."""
         return {_code_prefix(rid) for rid in self.ruleset.rules} | {"NKI"}
 
     def _unused_noqa(self, noqas, path: str, pfi: list[Selector]) -> list[Finding]:
+        # A bare `# noqa` usually silences another linter (flake8, ruff):
+        # whether it is stale is not nkilint's to judge.
+        return self._stale_codes([n for n in noqas.values() if not n.is_blanket], path, pfi, " on this line")
+
+    def _stale_codes(self, noqas, path: str, pfi: list[Selector], where: str) -> list[Finding]:
+        """NKI004 for the unknown and the unused codes of each comment."""
         level = self.ruleset.rules[UNUSED_NOQA].level
         out = []
         prefixes = self._code_prefixes()
-        for noqa in noqas.values():
-            if noqa.is_blanket:
-                # A bare `# noqa` usually silences another linter (flake8,
-                # ruff): whether it is stale is not nkilint's to judge.
-                continue
+        for noqa in noqas:
             unknown, unused = [], []
             for code in noqa.codes:
                 rule = self.ruleset.get(code)
@@ -335,7 +370,7 @@ class Checker:
                 )
             if unused:
                 out.append(
-                    Finding(UNUSED_NOQA, level, f"unused suppression: {', '.join(unused)} reports nothing on this line", path, noqa.span,
+                    Finding(UNUSED_NOQA, level, f"unused suppression: {', '.join(unused)} reports nothing{where}", path, noqa.span,
                             hint="remove the stale code(s) from the '# noqa' comment")
                 )
         return out
