@@ -58,6 +58,7 @@ KNOWN_KEYS = {
     "per-file-ignores": "table: glob -> list of rule selectors",
     "exclude": "list of globs; replaces the default exclusions",
     "extend-exclude": "list of globs added to the exclusions",
+    "respect-gitignore": "true or false: leave out what .gitignore files ignore when walking directories",
     "target": f"one of {', '.join(target_names())}",
     "sdk": f"the Neuron SDK release to check against: {release_names()[0]} ... {release_names()[-1]} (a string)",
     "nki-version": f"one of {', '.join(VERSION_NAMES)} (the newest SDK release of that NKI version)",
@@ -76,6 +77,7 @@ class Settings:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
+    respect_gitignore: bool = True
     target_name: str = DEFAULT_TARGET
     # The target release and its NKI version; give either (the other follows:
     # an NKI version means the newest release of it) or both when they agree.
@@ -147,6 +149,10 @@ def parse_table(table: dict[str, Any], where: str, root: Path, origin: str | Non
             for glob, selectors in value.items():
                 pfi.append((glob, _string_list(f"per-file-ignores.\"{glob}\"", selectors, where)))
             out["per_file_ignores"] = tuple(pfi)
+        elif key == "respect-gitignore":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where}: 'respect-gitignore' must be true or false, got {value!r}")
+            out["respect_gitignore"] = value
         elif key == "target":
             if not isinstance(value, str):
                 raise ConfigError(f"{where}: 'target' must be a string, one of {', '.join(target_names())}")

@@ -34,6 +34,8 @@ from .common import EXAMPLE_PATH, UsageFailure, _ruleset_and_enabled, _split, bu
 @click.option("--exclude", multiple=True, help="Globs to exclude (replaces the defaults).")
 @click.option("--extend-exclude", multiple=True, help="Globs to exclude in addition to the defaults.")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes to files named on the command line (for pre-commit).")
+@click.option("--respect-gitignore/--no-respect-gitignore", default=None,
+              help="Leave out files that .gitignore files ignore when walking directories [default: respect].")
 @click.option("--target", type=click.Choice(target_names(), case_sensitive=False), help="Hardware generation (inf2 = trn1).")
 @click.option("--sdk", help="Neuron SDK release to check against (2.20 ... 2.34; default: the release the project pins, else the newest).")
 @click.option("--nki-version", type=click.Choice(VERSION_NAMES), help="NKI version: the newest SDK release of it (0.1 = 2.26, legacy neuronxcc.nki; 0.8 = 2.34).")
@@ -68,6 +70,7 @@ def check(
     exclude,
     extend_exclude,
     force_exclude: bool,
+    respect_gitignore: bool | None,
     target: str | None,
     sdk: str | None,
     nki_version: str | None,
@@ -126,6 +129,7 @@ def check(
             ignore=_split(ignore) or None,
             exclude=_split(exclude) or None,
             extend_exclude=_split(extend_exclude) or None,
+            respect_gitignore=respect_gitignore,
             target=target,
             sdk=sdk,
             nki_version=nki_version,
@@ -144,7 +148,8 @@ def check(
     run = Run(settings, ruleset, enabled, cwd=Path.cwd().resolve())
 
     file_paths = [p for p in paths if p != "-"]
-    files, errors = discover(file_paths, settings.root, settings.all_excludes, force_exclude)
+    files, errors = discover(file_paths, settings.root, settings.all_excludes, force_exclude,
+                             settings.respect_gitignore)
     for message in errors:
         run.notifications.append(Notification(Level.ERROR, message))
         click.echo(f"nkilint: error: {message}", err=True)

@@ -68,7 +68,7 @@ def build_settings(
         value = overrides.get(key.replace("-", "_"))
         if value:
             table[key] = list(value)
-    for key in ("target", "sdk", "nki-version", "fail-level"):
+    for key in ("target", "sdk", "nki-version", "fail-level", "respect-gitignore"):
         value = overrides.get(key.replace("-", "_"))
         if value is not None:
             table[key] = value

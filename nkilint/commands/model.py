@@ -123,7 +123,8 @@ def stats_command(paths, output_format: str, target, sdk, nki_version, config, t
     """
     paths = paths or (".",)
     settings = _settings(config, target, sdk, nki_version, Path(paths[0]))
-    files, errors = discover(paths, settings.root, settings.all_excludes)
+    files, errors = discover(paths, settings.root, settings.all_excludes,
+                             respect_gitignore=settings.respect_gitignore)
     project = Project(settings.root)
     records: dict[tuple, AllocRecord] = {}
     rank = {"exact": 2, "bounded": 1, "unknown": 0}

@@ -178,7 +178,8 @@ def _display(item, root: Path | None) -> str:
 def build_review(paths: tuple[str, ...], settings, ruleset, enabled, kernel_name: str | None = None,
                  display_root: Path | None = None) -> Review:
     """``display_root``: show paths relative to it (the bundled example)."""
-    files, errors = discover(list(paths), settings.root, settings.all_excludes)
+    files, errors = discover(list(paths), settings.root, settings.all_excludes,
+                             respect_gitignore=settings.respect_gitignore)
     options = RunOptions(project_roots=project_scan_roots(paths, settings))
     checker = Checker(settings, ruleset, enabled, options)
     reviews = [review_file(checker, item.path, _display(item, display_root), settings, kernel_name) for item in files]
