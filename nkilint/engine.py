@@ -26,7 +26,9 @@ from .findings import Finding, Level, Span
 from .fingerprint import line_hashes
 from .paths import display_path, on_disk
 from .rule import Rule, RuleSet
-from .selection import Selector, matches_any
+from .targets import Target
+from .overrides import file_settings, matching
+from .selection import Selector, apply_layer, matches_any
 from .safefs import FileTooLargeError, NotRegularFileError, read_bytes_capped
 from .source import MAX_FILE_BYTES, SourceError, SourceFile, decode_source
 from .suppression import FileDirectives, apply_file_noqa, apply_noqa, parse_file_noqa, parse_noqa
@@ -89,6 +91,17 @@ class RunOptions:
     track_deps: bool = False
 
 
+@dataclass(frozen=True)
+class Profile:
+    """How one file is checked: its settings (the run's, or with the
+    [[tool.nkilint.overrides]] that match it), target, and rules."""
+
+    settings: Settings
+    target: "Target"
+    enabled: frozenset[str]
+    rules: tuple[Rule, ...]
+
+
 def _per_file_selectors(settings: Settings, display: str) -> list[Selector]:
     out: list[Selector] = []
     for glob, selectors in settings.per_file_ignores:
@@ -141,6 +154,41 @@ class Checker:
         self.rules.extend(rule() for rule in options.extra_rules)
         self.names = {r.id: r.name for r in ruleset}
         self._project = None
+        self._base = Profile(settings, self.target, enabled, tuple(self.rules))
+        self._profiles: dict[tuple[int, ...], Profile] = {(): self._base}
+
+    def profile_for(self, display: str) -> Profile:
+        """The settings, target and rules of the file reported as ``display``."""
+        if not self.settings.overrides:
+            return self._base
+        indexes = matching(self.settings.overrides, _relative_to_root(display, self.settings.root))
+        profile = self._profiles.get(indexes)
+        if profile is None:
+            profile = self._profiles[indexes] = self._make_profile(indexes)
+        return profile
+
+    def _make_profile(self, indexes: tuple[int, ...]) -> Profile:
+        settings = file_settings(self.settings, indexes)
+        enabled = self.enabled
+        chosen = [self.settings.overrides[i] for i in indexes]
+        if any(o.has_selection for o in chosen):
+            def sel(texts):
+                return [Selector(t) for t in texts]
+
+            for o in chosen:
+                if o.has_selection:
+                    enabled = apply_layer(self.ruleset, enabled, sel(o.select) if o.select is not None else None,
+                                          sel(o.extend_select), sel(o.ignore))
+            base = self.settings
+            if base.cli_keys & {"select", "extend-select", "ignore"}:
+                # The command line's selection applies to every file, over the tables.
+                enabled = apply_layer(
+                    self.ruleset, enabled, sel(base.select) if "select" in base.cli_keys else None,
+                    sel(base.cli_extend_select), sel(base.ignore) if "ignore" in base.cli_keys else [],
+                )
+        rules = [self.ruleset.rules[rid]() for rid in sorted(enabled) if rid in self.ruleset.rules]
+        rules.extend(rule() for rule in self.options.extra_rules)
+        return Profile(settings, settings.target, enabled, tuple(rules))
 
     @property
     def project(self):
@@ -195,6 +243,7 @@ class Checker:
         return result, ctx
 
     def _check_source(self, text: str, display: str, disk_path: str | None = None) -> tuple[FileResult, RuleContext | None]:
+        profile = self.profile_for(display)
         source = SourceFile(disk_path or display, text, display)
         if disk_path:
             self.project.register_source(Path(disk_path), source)
@@ -202,15 +251,15 @@ class Checker:
             source.tree  # noqa: B018 - parse now so syntax errors surface here
         except SourceError as err:
             return self._broken(display, err, source), None
-        ctx = RuleContext(source, self.settings, self.target, self.settings.nki_version, self.project, None, display,
-                          release=self.settings.release)
+        fs = profile.settings
+        ctx = RuleContext(source, fs, profile.target, fs.nki_version, self.project, None, display, release=fs.release)
         result = FileResult(display, disk_path=disk_path)
         with _recursion_room(source.tree):
-            for rule in self.rules:
+            for rule in profile.rules:
                 if rule.emitted_by_engine:
                     continue
-                self._run_rule(rule, ctx, result)
-        self._finish(result, source)
+                self._run_rule(rule, ctx, result, profile.enabled)
+        self._finish(result, source, profile.enabled)
         # The tree stays (other files may import this one); the whole-file
         # node list and parent map the rules shared are rebuilt if needed.
         source.__dict__.pop("nodes", None)
@@ -220,20 +269,22 @@ class Checker:
     def _broken(self, display: str, err: SourceError, source: SourceFile | None) -> FileResult:
         """A file that cannot be decoded or parsed: one finding, or a notification."""
         result = FileResult(display)
-        ctx = RuleContext(source, self.settings, self.target, self.settings.nki_version, None, err, display,
-                          release=self.settings.release)
-        for rule in self.rules:
+        profile = self.profile_for(display)
+        fs = profile.settings
+        ctx = RuleContext(source, fs, profile.target, fs.nki_version, None, err, display, release=fs.release)
+        for rule in profile.rules:
             if rule.runs_on_broken_files and not rule.emitted_by_engine:
-                self._run_rule(rule, ctx, result)
+                self._run_rule(rule, ctx, result, profile.enabled)
         if not any(f.rule_id in (SYNTAX_ERROR, UNREADABLE_FILE) for f in result.findings):
             # The rule that would report it is disabled: still say so.
             result.notifications.append(
                 Notification(Level.ERROR, f"{display}: not analysed: {err.message}", display)
             )
-        self._finish(result, source)
+        self._finish(result, source, profile.enabled)
         return result
 
-    def _run_rule(self, rule: Rule, ctx: RuleContext, result: FileResult) -> None:
+    def _run_rule(self, rule: Rule, ctx: RuleContext, result: FileResult, enabled: frozenset[str] | None = None) -> None:
+        enabled = self.enabled if enabled is None else enabled
         ctx.begin_rule(type(rule))
         try:
             rule.check(ctx)
@@ -251,7 +302,7 @@ class Checker:
                 )
                 result.crashed = True
                 result.notifications.append(Notification(Level.ERROR, message, result.path, "model", Span(1, 1, 1, 2), tb))
-                if RULE_CRASH in self.ruleset.rules and RULE_CRASH in self.enabled:
+                if RULE_CRASH in self.ruleset.rules and RULE_CRASH in enabled:
                     result.findings.append(Finding(RULE_CRASH, Level.ERROR, message, result.path, Span(1, 1, 1, 2),
                                                    hint="report it with the file that triggers it"))
                 return
@@ -263,14 +314,14 @@ class Checker:
                 "This is a bug in the rule, not in your kernel; the other rules still ran"
             )
             result.notifications.append(Notification(Level.ERROR, message, result.path, rule.id, where, tb))
-            if RULE_CRASH in self.ruleset.rules and RULE_CRASH in self.enabled:
+            if RULE_CRASH in self.ruleset.rules and RULE_CRASH in enabled:
                 result.findings.append(
                     Finding(RULE_CRASH, Level.ERROR, message, result.path, where, hint="report it with the file that triggers it")
                 )
             return
         result.findings.extend(ctx.take_findings())
 
-    def _finish(self, result: FileResult, source: SourceFile | None) -> None:
+    def _finish(self, result: FileResult, source: SourceFile | None, enabled: frozenset[str]) -> None:
         findings = result.findings
         pfi = _per_file_selectors(self.settings, result.path)
         if pfi:
@@ -279,7 +330,7 @@ class Checker:
                 if f.rule_id not in self.ruleset.rules or not matches_any(pfi, self.ruleset.rules[f.rule_id])
             ]
         if source is not None:
-            findings = self._suppress(findings, source, result.path, pfi)
+            findings = self._suppress(findings, source, result.path, pfi, enabled)
         findings.sort(key=Finding.sort_key)
         result.findings = findings
         if source is not None:
@@ -296,7 +347,8 @@ class Checker:
             if self.options.keep_text:
                 result.text = source.text
 
-    def _suppress(self, findings: list[Finding], source: SourceFile, path: str, pfi: list[Selector]) -> list[Finding]:
+    def _suppress(self, findings: list[Finding], source: SourceFile, path: str, pfi: list[Selector],
+                  enabled: frozenset[str]) -> list[Finding]:
         """Apply the file-level directives, then the line ``# noqa``
         comments (a finding a directive took does not use a line's code,
         so a line comment the directive makes redundant is reported), then
@@ -308,15 +360,16 @@ class Checker:
         findings = apply_file_noqa(findings, file_level.directives, self.names)
         if noqas:
             findings = apply_noqa(findings, noqas, self.names)
-        if UNUSED_NOQA in self.enabled and UNUSED_NOQA in self.ruleset.rules:
-            stale = self._unused_noqa(noqas, path, pfi) if noqas else []
+        if UNUSED_NOQA in enabled and UNUSED_NOQA in self.ruleset.rules:
+            stale = self._unused_noqa(noqas, path, pfi, enabled) if noqas else []
             # A file-level directive may silence NKI004 for the line comments
             # too; what it reports about itself it cannot silence.
             findings.extend(apply_file_noqa(stale, file_level.directives, self.names))
-            findings.extend(self._unused_file_noqa(file_level, path, pfi))
+            findings.extend(self._unused_file_noqa(file_level, path, pfi, enabled))
         return findings
 
-    def _unused_file_noqa(self, file_level: FileDirectives, path: str, pfi: list[Selector]) -> list[Finding]:
+    def _unused_file_noqa(self, file_level: FileDirectives, path: str, pfi: list[Selector],
+                          enabled: frozenset[str]) -> list[Finding]:
         level = self.ruleset.rules[UNUSED_NOQA].level
         out = [
             Finding(UNUSED_NOQA, level, "'# nkilint: noqa' has no effect here: a file-level suppression must be on a line "
@@ -330,19 +383,19 @@ class Checker:
                     out.append(Finding(UNUSED_NOQA, level, "unused suppression: '# nkilint: noqa' suppresses nothing in "
                                        "this file", path, directive.span, hint="remove the comment"))
                 continue
-            out.extend(self._stale_codes([directive], path, pfi, " in this file"))
+            out.extend(self._stale_codes([directive], path, pfi, " in this file", enabled))
         return out
 
     def _code_prefixes(self) -> set[str]:
         """Id namespaces of the installed rules (NKI, and any pack's prefix)."""
         return {_code_prefix(rid) for rid in self.ruleset.rules} | {"NKI"}
 
-    def _unused_noqa(self, noqas, path: str, pfi: list[Selector]) -> list[Finding]:
+    def _unused_noqa(self, noqas, path: str, pfi: list[Selector], enabled: frozenset[str]) -> list[Finding]:
         # A bare `# noqa` usually silences another linter (flake8, ruff):
         # whether it is stale is not nkilint's to judge.
-        return self._stale_codes([n for n in noqas.values() if not n.is_blanket], path, pfi, " on this line")
+        return self._stale_codes([n for n in noqas.values() if not n.is_blanket], path, pfi, " on this line", enabled)
 
-    def _stale_codes(self, noqas, path: str, pfi: list[Selector], where: str) -> list[Finding]:
+    def _stale_codes(self, noqas, path: str, pfi: list[Selector], where: str, enabled: frozenset[str]) -> list[Finding]:
         """NKI004 for the unknown and the unused codes of each comment."""
         level = self.ruleset.rules[UNUSED_NOQA].level
         out = []
@@ -357,7 +410,7 @@ class Checker:
                     # that matches no rule is a typo worth reporting.
                     if _code_prefix(code) in prefixes or "-" in code:
                         unknown.append(code)  # our id namespace, or a rule-name style code
-                elif rule.id not in self.enabled or rule.emitted_by_engine and rule.id == UNUSED_NOQA:
+                elif rule.id not in enabled or rule.emitted_by_engine and rule.id == UNUSED_NOQA:
                     continue  # not run here; cannot tell whether it is stale
                 elif pfi and matches_any(pfi, rule):
                     continue

@@ -1,0 +1,157 @@
+"""[[tool.nkilint.overrides]]: per-file target release and rule selection."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import CLEAN_KERNEL, LEGACY_KERNEL, write
+from nkilint.config import ConfigError, load_config
+from nkilint.overrides import Override, compile_globs
+
+# At SDK 2.34 the legacy kernel is an NKI601 error; at 2.26 the current one
+# is an NKI614 error (the nki.* namespace arrives with 2.27). Each is clean
+# at its own release.
+MIXED_CONFIG = """\
+[tool.nkilint]
+sdk = "2.34"
+
+[[tool.nkilint.overrides]]
+files = ["legacy/**/*.py"]
+sdk = "2.26"
+"""
+
+
+def _mixed_tree(root: Path, config: str = MIXED_CONFIG) -> None:
+    write(root / "pyproject.toml", config)
+    write(root / "legacy" / "old.py", LEGACY_KERNEL)
+    write(root / "legacy" / "deep" / "older.py", LEGACY_KERNEL)
+    write(root / "current" / "new.py", CLEAN_KERNEL)
+
+
+def _findings(cli, *args: str) -> tuple[int, list[tuple[str, str]]]:
+    result = cli("check", "--format", "json", *args)
+    assert result.exit_code in (0, 1), result.stdout + result.stderr
+    data = json.loads(result.stdout)
+    return result.exit_code, sorted((f["path"], f["rule"]) for f in data["findings"] if not f["suppressed"])
+
+
+def test_mixed_tree_is_clean_with_each_part_at_its_release(cli, project):
+    _mixed_tree(project)
+    assert _findings(cli) == (0, [])
+
+
+def test_without_the_override_the_legacy_files_fail(cli, project):
+    _mixed_tree(project, '[tool.nkilint]\nsdk = "2.34"\n')
+    code, found = _findings(cli)
+    assert code == 1
+    assert found == [("legacy/deep/older.py", "NKI601"), ("legacy/old.py", "NKI601")]
+
+
+def test_rules_see_the_per_file_release(cli, project):
+    # The current kernel moved under legacy/: checked at 2.26, where the
+    # nki.* namespace does not exist yet, so NKI614 says so.
+    _mixed_tree(project)
+    write(project / "legacy" / "ported.py", CLEAN_KERNEL)
+    code, found = _findings(cli)
+    assert found == [("legacy/ported.py", "NKI614")]
+    result = cli("check", "--format", "json")
+    message = next(f["message"] for f in json.loads(result.stdout)["findings"])
+    assert "NKI 0.1" in message and "2.34" not in message
+
+
+def test_the_command_line_release_applies_to_every_file(cli, project):
+    _mixed_tree(project)
+    code, found = _findings(cli, "--sdk", "2.34")
+    assert found == [("legacy/deep/older.py", "NKI601"), ("legacy/old.py", "NKI601")]
+    code, found = _findings(cli, "--nki-version", "0.1")
+    assert found == [("current/new.py", "NKI614")]
+
+
+def test_later_tables_win(cli, project):
+    config = MIXED_CONFIG + '\n[[tool.nkilint.overrides]]\nfiles = ["legacy/deep"]\nnki-version = "0.8"\n'
+    _mixed_tree(project, config)
+    code, found = _findings(cli)
+    assert found == [("legacy/deep/older.py", "NKI601")]
+    # In the other order the broader table wins over the narrower one.
+    config = ('[tool.nkilint]\nsdk = "2.34"\n\n[[tool.nkilint.overrides]]\nfiles = ["legacy/deep"]\nnki-version = "0.8"\n'
+              '\n[[tool.nkilint.overrides]]\nfiles = ["legacy/**/*.py"]\nsdk = "2.26"\n')
+    _mixed_tree(project, config)
+    assert _findings(cli) == (0, [])
+
+
+def test_override_ignore_and_select(cli, project):
+    config = '[tool.nkilint]\nsdk = "2.34"\n\n[[tool.nkilint.overrides]]\nfiles = ["legacy"]\nignore = ["NKI601"]\n'
+    _mixed_tree(project, config)
+    assert _findings(cli) == (0, [])
+    # select replaces the selection for those files: only NKI0 runs there,
+    # the rest of the tree keeps the default rules.
+    config = '[tool.nkilint]\nsdk = "2.26"\n\n[[tool.nkilint.overrides]]\nfiles = ["current/"]\nselect = ["NKI0"]\n'
+    _mixed_tree(project, config)
+    assert _findings(cli) == (0, [])
+    code, found = _findings(cli, "--select", "NKI6")
+    assert found == [("current/new.py", "NKI614")]  # the command line's selection applies over the table
+
+
+def test_override_extend_select_turns_a_rule_back_on_only_there(cli, project):
+    config = ('[tool.nkilint]\nsdk = "2.34"\nignore = ["NKI601"]\n\n'
+              '[[tool.nkilint.overrides]]\nfiles = ["legacy/deep/*.py"]\nextend-select = ["legacy-namespace"]\n')
+    _mixed_tree(project, config)
+    code, found = _findings(cli)
+    assert (code, found) == (1, [("legacy/deep/older.py", "NKI601")])
+
+
+def test_override_noqa_of_a_rule_ignored_there_is_not_stale(cli, project):
+    config = '[tool.nkilint]\nsdk = "2.34"\n\n[[tool.nkilint.overrides]]\nfiles = ["legacy/old.py"]\nignore = ["NKI601"]\n'
+    _mixed_tree(project, config)
+    write(project / "legacy" / "old.py", LEGACY_KERNEL.replace("as nl\n", "as nl  # noqa: NKI601\n", 1))
+    code, found = _findings(cli)
+    assert found == [("legacy/deep/older.py", "NKI601")]  # no NKI004 for old.py: NKI601 does not run there
+
+
+@pytest.mark.parametrize(
+    "table, message",
+    [
+        ('sdk = "2.26"', "'files' is required"),
+        ('files = "legacy/*.py"', "'files' must be a non-empty list"),
+        ("files = []", "'files' must be a non-empty list"),
+        ('files = ["!legacy"]', "negation is not supported"),
+        ('files = ["x"]\nexclude = ["y"]', "unknown key 'exclude' (set it in [tool.nkilint]"),
+        ('files = ["x"]\nsdk = "1.0"', "[[tool.nkilint.overrides]] #1"),
+        ('files = ["x"]\nsdk = "2.26"\nnki-version = "0.8"', "disagree"),
+    ],
+)
+def test_bad_tables_are_configuration_errors(tmp_path, table, message):
+    path = write(tmp_path / "pyproject.toml", f"[tool.nkilint]\n\n[[tool.nkilint.overrides]]\n{table}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert message in str(info.value)
+
+
+def test_an_override_selector_that_matches_no_rule_is_a_usage_error(cli, project):
+    _mixed_tree(project, '[tool.nkilint]\n\n[[tool.nkilint.overrides]]\nfiles = ["legacy"]\nignore = ["NKI99999"]\n')
+    result = cli("check")
+    assert result.exit_code == 2
+    assert "[[tool.nkilint.overrides]] #1: ignore" in result.stderr and "NKI99999" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "glob, rel, expected",
+    [
+        ("legacy/**/*.py", "legacy/a.py", True),
+        ("legacy/**/*.py", "legacy/x/y/a.py", True),
+        ("legacy/**/*.py", "src/legacy/a.py", False),
+        ("legacy/*.py", "legacy/x/a.py", False),
+        ("legacy", "legacy/x/a.py", True),
+        ("legacy", "src/legacy/a.py", True),  # a name without a slash: any depth
+        ("/legacy", "src/legacy/a.py", False),
+        ("./legacy/", "legacy/a.py", True),
+        ("*_v1.py", "k/attn_v1.py", True),
+        ("*_v1.py", "k/attn_v2.py", False),
+    ],
+)
+def test_file_globs(glob, rel, expected):
+    override = Override(files=(glob,), where="test", patterns=compile_globs((glob,), "test"))
+    assert override.matches(rel) is expected
