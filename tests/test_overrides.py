@@ -155,3 +155,50 @@ def test_an_override_selector_that_matches_no_rule_is_a_usage_error(cli, project
 def test_file_globs(glob, rel, expected):
     override = Override(files=(glob,), where="test", patterns=compile_globs((glob,), "test"))
     assert override.matches(rel) is expected
+
+
+def test_rules_see_the_per_file_target_release_and_hardware(tmp_path):
+    from nkilint.engine import Checker, RunOptions
+    from nkilint.findings import Level
+    from nkilint.plugins import installed_rules
+    from nkilint.rule import Rule, invalid, valid
+
+    class Probe(Rule):
+        id = "ZZZ901"
+        name = "probe-target"
+        family = "semantics"
+        level = Level.NOTE
+        summary = "Reports what the context says"
+        explanation = "Test only."
+        examples = (invalid("x = 1\n", lines=[1]), valid("x = 1\n"))
+
+        def check(self, ctx):
+            ctx.report(ctx.tree.body[0], f"{ctx.target.name} {ctx.release.minor} {ctx.nki_version} {ctx.settings.release.minor}")
+
+    path = write(tmp_path / "pyproject.toml", '[tool.nkilint]\ntarget = "trn2"\nsdk = "2.34"\n\n'
+                 '[[tool.nkilint.overrides]]\nfiles = ["legacy"]\nsdk = "2.26"\n\n'
+                 '[[tool.nkilint.overrides]]\nfiles = ["legacy/inf2"]\ntarget = "trn1"\n')
+    settings = load_config(path)
+    ruleset = installed_rules()
+    checker = Checker(settings, ruleset, frozenset(), RunOptions(extra_rules=(Probe,)))
+
+    def probe(display: str) -> str:
+        [finding] = [f for f in checker.check_text("x = 1\n", display).findings if f.rule_id == "ZZZ901"]
+        return finding.message
+
+    assert probe("current/k.py") == "trn2 2.34 0.8 2.34"
+    assert probe("legacy/k.py") == "trn2 2.26 0.1 2.26"
+    assert probe("legacy/inf2/k.py") == "trn1 2.26 0.1 2.26"
+    # One profile per combination of tables, reused.
+    assert checker.profile_for("legacy/a.py") is checker.profile_for("legacy/b/c.py")
+    assert checker.profile_for("current/k.py") is checker.profile_for("other.py")
+
+
+def test_verbose_lists_each_table_with_its_files(cli, project):
+    _mixed_tree(project, MIXED_CONFIG + '\n[[tool.nkilint.overrides]]\nfiles = ["current"]\nignore = ["NKI6"]\n')
+    result = cli("check", "-v")
+    assert result.exit_code == 0, result.stderr
+    assert "nkilint: override #1 (legacy/**/*.py, 2 files): SDK 2.26" in result.stderr
+    assert "nkilint: override #2 (current, 1 file): ignore NKI6" in result.stderr
+    result = cli("check", "-v", "--sdk", "2.30")
+    assert "(not applied: the command line sets the release)" in result.stderr
