@@ -202,3 +202,28 @@ def test_verbose_lists_each_table_with_its_files(cli, project):
     assert "nkilint: override #2 (current, 1 file): ignore NKI6" in result.stderr
     result = cli("check", "-v", "--sdk", "2.30")
     assert "(not applied: the command line sets the release)" in result.stderr
+
+
+def test_the_text_header_says_there_are_override_tables(cli, project):
+    _mixed_tree(project)
+    result = cli("check")
+    assert result.stdout.splitlines()[0].endswith("; trn2; 1 [[tool.nkilint.overrides]] table (-v lists them)")
+    _mixed_tree(project, '[tool.nkilint]\nsdk = "2.34"\n')
+    assert cli("check").stdout.splitlines()[0].endswith("; trn2")
+
+
+def test_the_documented_configuration_examples_load(tmp_path):
+    """Every TOML block of docs/adopting.md and the README that configures
+    nkilint is valid configuration."""
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    blocks = []
+    for doc in ("README.md", "docs/adopting.md"):
+        text = (root / doc).read_text(encoding="utf-8")
+        blocks += [b for b in re.findall(r"```toml\n(.*?)```", text, re.S) if "[tool.nkilint" in b]
+    assert any("[[tool.nkilint.overrides]]" in b for b in blocks)
+    for block in blocks:
+        settings = load_config(write(tmp_path / "pyproject.toml", block))
+        assert settings.config_file is not None
+    assert any(s.overrides for s in (load_config(write(tmp_path / "pyproject.toml", b)) for b in blocks))
