@@ -21,8 +21,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .safefs import read_text_capped
+
+
+# Token kinds of a translated pattern.
+_LIT, _ONE, _CLASS, _STAR, _DIRS, _REST = range(6)
+# Above this many unbounded wildcards a regex can backtrack for ages on a
+# long name ('a*a*a*a*a*a*b'); such patterns are matched by _nfa_match in
+# time linear in the path instead.
+_REGEX_STARS = 2
 
 
 @dataclass(frozen=True)
@@ -31,12 +40,63 @@ class Pattern:
     negated: bool
     dir_only: bool
     anchored: bool  # matched against the path from the .gitignore's directory, else the name
+    tokens: tuple[tuple[int, Any], ...] = ()  # set when the regex could backtrack badly
 
     def matches(self, rel: str, is_dir: bool) -> bool:
         if self.dir_only and not is_dir:
             return False
         subject = rel if self.anchored else rel.rsplit("/", 1)[-1]
+        if self.tokens:
+            return _nfa_match(self.tokens, subject)
         return self.regex.fullmatch(subject) is not None
+
+
+def _nfa_match(tokens: tuple[tuple[int, Any], ...], text: str) -> bool:
+    """Whether ``text`` matches the tokens, simulating every position at
+    once (no backtracking). A state is (token index, inside): ``inside``
+    marks a ``**/`` or trailing ``/**`` that has consumed characters."""
+    end = len(tokens)
+
+    def closure(states: set[tuple[int, bool]]) -> set[tuple[int, bool]]:
+        todo, seen = list(states), set(states)
+        while todo:
+            pos, inside = todo.pop()
+            if pos == end:
+                continue
+            kind = tokens[pos][0]
+            if kind == _STAR or (kind == _DIRS and not inside) or (kind == _REST and inside):
+                nxt = (pos + 1, False)
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return seen
+
+    states = closure({(0, False)})
+    for char in text:
+        following: set[tuple[int, bool]] = set()
+        for pos, inside in states:
+            if pos == end:
+                continue
+            kind, value = tokens[pos]
+            if kind == _LIT:
+                if char == value:
+                    following.add((pos + 1, False))
+            elif kind in (_ONE, _CLASS):
+                if char != "/" and (kind == _ONE or value.fullmatch(char)):
+                    following.add((pos + 1, False))
+            elif kind == _STAR:
+                if char != "/":
+                    following.add((pos, False))
+            elif kind == _DIRS:  # (?:.*/)? : any characters, ending at a '/'
+                following.add((pos, True))
+                if char == "/":
+                    following.add((pos + 1, False))
+            else:  # _REST: one or more characters of anything
+                following.add((pos, True))
+        if not following:
+            return False
+        states = closure(following)
+    return any(pos == end for pos, _ in states)
 
 
 def _strip_trailing_spaces(line: str) -> str:
@@ -65,38 +125,53 @@ def _char_class(pattern: str, start: int) -> tuple[str, int] | None:
     return ("[^/" if negate else "[") + body + "]", i + 1
 
 
-def _translate(pattern: str) -> str:
-    out: list[str] = []
+def _tokens(pattern: str) -> list[tuple[int, Any]]:
+    out: list[tuple[int, Any]] = []
     i, n = 0, len(pattern)
     while i < n:
         if pattern.startswith("**/", i) and (i == 0 or pattern[i - 1] == "/"):
-            out.append("(?:.*/)?")  # zero or more directories
+            out.append((_DIRS, None))  # zero or more directories
             i += 3
         elif pattern.startswith("/**", i) and i + 3 == n:
-            out.append("/.+")  # everything inside
+            out.extend(((_LIT, "/"), (_REST, None)))  # everything inside
             i += 3
         elif pattern[i] == "*":
             while i < n and pattern[i] == "*":
                 i += 1
-            out.append("[^/]*")
+            out.append((_STAR, None))
         elif pattern[i] == "?":
-            out.append("[^/]")
+            out.append((_ONE, None))
             i += 1
         elif pattern[i] == "[":
             parsed = _char_class(pattern, i)
             if parsed is None:
-                out.append(re.escape("["))
+                out.append((_LIT, "["))
                 i += 1
             else:
-                out.append(parsed[0])
+                out.append((_CLASS, parsed[0]))
                 i = parsed[1]
         elif pattern[i] == "\\" and i + 1 < n:
-            out.append(re.escape(pattern[i + 1]))
+            out.append((_LIT, pattern[i + 1]))
             i += 2
         else:
-            out.append(re.escape(pattern[i]))
+            out.append((_LIT, pattern[i]))
             i += 1
-    return "".join(out)
+    return out
+
+
+_REGEX_OF = {_ONE: "[^/]", _STAR: "[^/]*", _DIRS: "(?:.*/)?", _REST: ".+"}
+
+
+def _compile(pattern: str) -> tuple[re.Pattern[str], tuple[tuple[int, Any], ...]]:
+    """The regex of a pattern, and its tokens when the regex might backtrack
+    badly (then the tokens are matched instead)."""
+    tokens = _tokens(pattern)
+    regex = "".join(
+        re.escape(value) if kind == _LIT else value if kind == _CLASS else _REGEX_OF[kind] for kind, value in tokens
+    )
+    unbounded = sum(1 for kind, _ in tokens if kind in (_STAR, _DIRS, _REST))
+    nfa = tuple((kind, re.compile(value) if kind == _CLASS else value) for kind, value in tokens)
+    return re.compile(regex, re.DOTALL), nfa if unbounded > _REGEX_STARS else ()
 
 
 def parse_pattern(line: str) -> Pattern | None:
@@ -118,7 +193,8 @@ def parse_pattern(line: str) -> Pattern | None:
     line = line.lstrip("/") if anchored else line
     if not line:
         return None
-    return Pattern(re.compile(_translate(line), re.DOTALL), negated, dir_only, anchored)
+    regex, tokens = _compile(line)
+    return Pattern(regex, negated, dir_only, anchored, tokens)
 
 
 def parse_lines(text: str) -> tuple[Pattern, ...]:

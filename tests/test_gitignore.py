@@ -158,3 +158,39 @@ def test_config_rejects_a_non_boolean(cli, project):
     result = cli("check", "k.py")
     assert result.exit_code == 2
     assert "'respect-gitignore' must be true or false" in result.stderr
+
+
+def test_the_linear_matcher_agrees_with_the_regex():
+    # Patterns with many wildcards are matched without the regex (which can
+    # backtrack for ages); on random patterns and paths both must agree.
+    import random
+    import re
+
+    from nkilint.gitignore import _CLASS, _compile, _nfa_match, _tokens
+
+    rng = random.Random(18)
+    pieces = ["a", "b", "/", "*", "**/", "?", "[ab]", "[!a]"]
+    checked = 0
+    for _ in range(3000):
+        pattern = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 7))).strip("/") or "a"
+        if rng.random() < 0.2:
+            pattern += "/**"
+        regex, _ = _compile(pattern)
+        tokens = tuple((k, re.compile(v) if k == _CLASS else v) for k, v in _tokens(pattern))
+        for _ in range(5):
+            path = "".join(rng.choice("ab/") for _ in range(rng.randint(1, 9))).strip("/") or "a"
+            assert _nfa_match(tokens, path) == (regex.fullmatch(path) is not None), (pattern, path)
+            checked += 1
+    assert checked == 15000
+
+
+def test_a_pathological_pattern_is_matched_quickly(tmp_path):
+    import time
+
+    pattern = parse_pattern("a*a*a*a*a*a*a*a*a*a*a*a*b")
+    assert pattern.tokens  # not the backtracking regex
+    start = time.perf_counter()
+    assert not pattern.matches("a" * 400, is_dir=False)
+    assert time.perf_counter() - start < 5
+    _tree(tmp_path, {".gitignore": "a*a*a*a*a*a*a*a*a*a*a*a*b\n", ("a" * 200) + ".py": "", "k.py": ""})
+    assert len(_found(tmp_path)) == 2
