@@ -194,3 +194,20 @@ def test_a_pathological_pattern_is_matched_quickly(tmp_path):
     assert time.perf_counter() - start < 5
     _tree(tmp_path, {".gitignore": "a*a*a*a*a*a*a*a*a*a*a*a*b\n", ("a" * 200) + ".py": "", "k.py": ""})
     assert len(_found(tmp_path)) == 2
+
+
+def test_unreadable_ignore_files_are_no_patterns(tmp_path):
+    import os
+
+    (tmp_path / ".gitignore").mkdir()  # a directory, not a file
+    write(tmp_path / "k.py", "")
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    os.mkfifo(sub / ".gitignore")  # never opened for a blocking read
+    write(sub / "s.py", "")
+    write(tmp_path / "big" / ".gitignore", "*.py\n" + "#" * (4 * 1024 * 1024))  # over the size cap
+    write(tmp_path / "big" / "b.py", "")
+    write(tmp_path / "bin" / ".gitignore", b"\xff\xfe*.py\n\x00\nb2.py\n")
+    write(tmp_path / "bin" / "b2.py", "")
+    write(tmp_path / "bin" / "b3.py", "")
+    assert _found(tmp_path) == ["big/b.py", "bin/b3.py", "k.py", "sub/s.py"]
