@@ -227,3 +227,12 @@ def test_the_documented_configuration_examples_load(tmp_path):
         settings = load_config(write(tmp_path / "pyproject.toml", block))
         assert settings.config_file is not None
     assert any(s.overrides for s in (load_config(write(tmp_path / "pyproject.toml", b)) for b in blocks))
+
+
+def test_fixes_follow_the_per_file_release(cli, project):
+    _mixed_tree(project)
+    cli("check", "--fix", "--unsafe-fixes")
+    assert (project / "legacy" / "old.py").read_text() == LEGACY_KERNEL  # clean at 2.26: nothing to fix
+    _mixed_tree(project, '[tool.nkilint]\nsdk = "2.34"\n')
+    cli("check", "--fix", "--unsafe-fixes")
+    assert (project / "legacy" / "old.py").read_text().startswith("import nki.language as nl")
