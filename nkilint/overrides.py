@@ -130,3 +130,10 @@ def file_settings(settings: Any, indexes: tuple[int, ...]) -> Any:
         if override.target_name is not None and "target" not in settings.cli_keys:
             out = out.merged(target_name=override.target_name)
     return out
+
+
+def settings_for_file(settings: Any, rel: str) -> Any:
+    """``file_settings`` for the file at ``rel`` (relative to the project root)."""
+    if not settings.overrides:
+        return settings
+    return file_settings(settings, matching(settings.overrides, rel))

@@ -236,3 +236,14 @@ def test_fixes_follow_the_per_file_release(cli, project):
     _mixed_tree(project, '[tool.nkilint]\nsdk = "2.34"\n')
     cli("check", "--fix", "--unsafe-fixes")
     assert (project / "legacy" / "old.py").read_text().startswith("import nki.language as nl")
+
+
+def test_graph_and_review_use_the_file_release(cli, project):
+    _mixed_tree(project)
+    result = cli("graph", "legacy/old.py")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["sdk"] == "2.26"
+    assert json.loads(cli("graph", "current/new.py").stdout)["sdk"] == "2.34"
+    result = cli("review", "--format", "json", "legacy/old.py")
+    cards = [k["card"] for f in json.loads(result.stdout)["files"] for k in f["kernels"]]
+    assert cards and all(c["sdk"] == "2.26" and c["nki_version"] == "0.1" for c in cards)

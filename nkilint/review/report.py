@@ -154,6 +154,7 @@ def review_file(checker: Checker, path: Path, display: str, settings, kernel_nam
         owner = _owner(kernels, f.line)
         (owned[id(owner)] if owner is not None else outside).append(f)
     quiet = [k for k in kernels if kernel_name is None and _quiet(k, owned[id(k)])]
+    settings = checker.profile_for(display).settings  # the file's, after [[tool.nkilint.overrides]]
     reviews = [review_kernel(model, k, display, settings, owned[id(k)]) for k in kernels if k not in quiet]
     return FileReview(display, model.dialect.value, reviews, outside, None, text, [k.name for k in quiet])
 
