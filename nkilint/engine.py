@@ -26,9 +26,9 @@ from .findings import Finding, Level, Span
 from .fingerprint import line_hashes
 from .paths import display_path, on_disk
 from .rule import Rule, RuleSet
-from .targets import Target
-from .overrides import file_settings, matching
-from .selection import Selector, apply_layer, matches_any
+from .overrides import matching
+from .profiles import Profile, build_profile
+from .selection import Selector, matches_any
 from .safefs import FileTooLargeError, NotRegularFileError, read_bytes_capped
 from .source import MAX_FILE_BYTES, SourceError, SourceFile, decode_source
 from .suppression import FileDirectives, apply_file_noqa, apply_noqa, parse_file_noqa, parse_noqa
@@ -89,17 +89,6 @@ class RunOptions:
     project_roots: tuple[str, ...] = ()
     # Record the project files each result rests on (FileResult.deps).
     track_deps: bool = False
-
-
-@dataclass(frozen=True)
-class Profile:
-    """How one file is checked: its settings (the run's, or with the
-    [[tool.nkilint.overrides]] that match it), target, and rules."""
-
-    settings: Settings
-    target: "Target"
-    enabled: frozenset[str]
-    rules: tuple[Rule, ...]
 
 
 def _per_file_selectors(settings: Settings, display: str) -> list[Selector]:
@@ -164,31 +153,9 @@ class Checker:
         indexes = matching(self.settings.overrides, _relative_to_root(display, self.settings.root))
         profile = self._profiles.get(indexes)
         if profile is None:
-            profile = self._profiles[indexes] = self._make_profile(indexes)
+            profile = self._profiles[indexes] = build_profile(self.settings, self.ruleset, self.enabled, indexes,
+                                                                self.options.extra_rules)
         return profile
-
-    def _make_profile(self, indexes: tuple[int, ...]) -> Profile:
-        settings = file_settings(self.settings, indexes)
-        enabled = self.enabled
-        chosen = [self.settings.overrides[i] for i in indexes]
-        if any(o.has_selection for o in chosen):
-            def sel(texts):
-                return [Selector(t) for t in texts]
-
-            for o in chosen:
-                if o.has_selection:
-                    enabled = apply_layer(self.ruleset, enabled, sel(o.select) if o.select is not None else None,
-                                          sel(o.extend_select), sel(o.ignore))
-            base = self.settings
-            if base.cli_keys & {"select", "extend-select", "ignore"}:
-                # The command line's selection applies to every file, over the tables.
-                enabled = apply_layer(
-                    self.ruleset, enabled, sel(base.select) if "select" in base.cli_keys else None,
-                    sel(base.cli_extend_select), sel(base.ignore) if "ignore" in base.cli_keys else [],
-                )
-        rules = [self.ruleset.rules[rid]() for rid in sorted(enabled) if rid in self.ruleset.rules]
-        rules.extend(rule() for rule in self.options.extra_rules)
-        return Profile(settings, settings.target, enabled, tuple(rules))
 
     @property
     def project(self):

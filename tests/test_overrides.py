@@ -247,3 +247,27 @@ def test_graph_and_review_use_the_file_release(cli, project):
     result = cli("review", "--format", "json", "legacy/old.py")
     cards = [k["card"] for f in json.loads(result.stdout)["files"] for k in f["kernels"]]
     assert cards and all(c["sdk"] == "2.26" and c["nki_version"] == "0.1" for c in cards)
+
+
+def test_selection_layers():
+    from nkilint.plugins import installed_rules
+    from nkilint.selection import Selector, apply_layer
+
+    ruleset = installed_rules()
+    current = frozenset({"NKI601", "NKI604", "NKI101"})
+
+    def layer(select=None, extend=(), ignore=()):
+        sel = [Selector(s) for s in select] if select is not None else None
+        return apply_layer(ruleset, current, sel, [Selector(s) for s in extend], [Selector(s) for s in ignore])
+
+    assert layer() == current  # an empty layer changes nothing
+    assert layer(ignore=["NKI6"]) == {"NKI101"}
+    assert layer(extend=["NKI602"]) == current | {"NKI602"}
+    assert layer(select=["NKI004"]) == {"NKI004"}  # select replaces what was on
+    # Within a layer the more specific selector wins; on a tie, ignore.
+    assert layer(ignore=["NKI6"], extend=["NKI601"]) == {"NKI101", "NKI601"}
+    assert layer(ignore=["NKI601"], extend=["NKI601"]) == {"NKI101", "NKI604"}
+    off = [r.id for r in ruleset if not r.default_enabled]
+    if off:  # ALL does not turn on an off-by-default rule, its id does
+        assert off[0] not in layer(select=["ALL"])
+        assert off[0] in layer(extend=[off[0]])
