@@ -271,3 +271,10 @@ def test_selection_layers():
     if off:  # ALL does not turn on an off-by-default rule, its id does
         assert off[0] not in layer(select=["ALL"])
         assert off[0] in layer(extend=[off[0]])
+
+
+def test_worker_processes_get_the_tables(cli, project):
+    _mixed_tree(project)
+    write(project / "legacy" / "ported.py", CLEAN_KERNEL)
+    code, found = _findings(cli, "-j", "2", "--no-cache")
+    assert found == [("legacy/ported.py", "NKI614")]
