@@ -18,6 +18,7 @@ from .findings import Level
 from .safefs import read_text_capped
 from .releases import DEFAULT_ORIGIN, Release, ReleaseError, TargetOrigin, parse_release, release_names, release_of_nki
 from .releases import LATEST_RELEASE
+from .overrides import OVERRIDE_KEYS, Override, OverrideError, parse_override
 from .targets import DEFAULT_TARGET, OVERRIDABLE, Target, resolve_target, target_names
 from .versions import VERSION_NAMES, NkiVersion
 
@@ -59,12 +60,15 @@ KNOWN_KEYS = {
     "per-file-ignores": "table: glob -> list of rule selectors",
     "exclude": "list of globs; replaces the default exclusions",
     "extend-exclude": "list of globs added to the exclusions",
+    "respect-gitignore": "true or false: leave out what .gitignore files ignore when walking directories",
     "target": f"one of {', '.join(target_names())}",
     "sdk": f"the Neuron SDK release to check against: {release_names()[0]} ... {release_names()[-1]} (a string)",
     "nki-version": f"one of {', '.join(VERSION_NAMES)} (the newest SDK release of that NKI version)",
     "fail-level": "note, warning or error: the lowest level that makes the exit code 1",
     "hardware": f"table of hardware overrides ({', '.join(OVERRIDABLE)})",
     "file-time-limit": "seconds of analysis per file before the rest of its rules are skipped (0: no limit)",
+    "overrides": "array of tables [[tool.nkilint.overrides]]: files = [globs] and their sdk, nki-version, target, "
+                 "select, extend-select, ignore",
 }
 
 
@@ -78,6 +82,7 @@ class Settings:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
+    respect_gitignore: bool = True
     target_name: str = DEFAULT_TARGET
     # The target release and its NKI version; give either (the other follows:
     # an NKI version means the newest release of it) or both when they agree.
@@ -90,6 +95,14 @@ class Settings:
     hardware: tuple[tuple[str, int | float], ...] = ()
     root: Path = field(default_factory=Path.cwd)
     config_file: Path | None = None
+    # [[tool.nkilint.overrides]], in order (nkilint/overrides.py).
+    overrides: tuple[Override, ...] = ()
+    # What the command line set, which applies to every file over the
+    # overrides: "select", "extend-select", "ignore", "release", "target";
+    # cli_extend_select is its own extend-select (the merged one also has
+    # the configuration's).
+    cli_keys: frozenset[str] = frozenset()
+    cli_extend_select: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         release, version = self.release, self.nki_version
@@ -150,6 +163,10 @@ def parse_table(table: dict[str, Any], where: str, root: Path, origin: str | Non
             for glob, selectors in value.items():
                 pfi.append((glob, _string_list(f"per-file-ignores.\"{glob}\"", selectors, where)))
             out["per_file_ignores"] = tuple(pfi)
+        elif key == "respect-gitignore":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where}: 'respect-gitignore' must be true or false, got {value!r}")
+            out["respect_gitignore"] = value
         elif key == "target":
             if not isinstance(value, str):
                 raise ConfigError(f"{where}: 'target' must be a string, one of {', '.join(target_names())}")
@@ -189,6 +206,8 @@ def parse_table(table: dict[str, Any], where: str, root: Path, origin: str | Non
                 raise ConfigError(f"{where}: 'file-time-limit' must be a number of seconds >= 0 (0: no limit), "
                                   f"got {value!r}")
             out["file_time_limit"] = float(value)
+        elif key == "overrides":
+            out["overrides"] = _overrides(value, where, root)
         elif key == "hardware":
             if not isinstance(value, dict):
                 raise ConfigError(f"{where}: 'hardware' must be a table, e.g. [tool.nkilint.hardware]")
@@ -205,6 +224,30 @@ def parse_table(table: dict[str, Any], where: str, root: Path, origin: str | Non
             out["hardware"] = tuple(hw)
     _target_values(table, out, where, origin)
     return out
+
+
+def _overrides(value: Any, where: str, root: Path) -> tuple[Override, ...]:
+    if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
+        raise ConfigError(f"{where}: 'overrides' must be an array of tables: [[tool.nkilint.overrides]] with "
+                          "files = [\"legacy/**/*.py\"] and the settings for those files")
+    out = []
+    for number, table in enumerate(value, 1):
+        here = where.replace("[tool.nkilint]", f"[[tool.nkilint.overrides]] #{number}")
+        if here == where:
+            here = f"{where} overrides #{number}"
+        for key in table:
+            if key not in OVERRIDE_KEYS:
+                hint = " (set it in [tool.nkilint]: it applies to the whole run)" if key in KNOWN_KEYS else ""
+                raise ConfigError(f"{here}: unknown key '{key}'{hint}; valid keys: {', '.join(OVERRIDE_KEYS)}")
+        settings_part = {k: v for k, v in table.items() if k != "files"}
+        key = "sdk" if "sdk" in table else "nki-version" if "nki-version" in table else None
+        origin = f"from {here} ({key})" if key else None
+        values = parse_table(settings_part, here, root, origin=origin)
+        try:
+            out.append(parse_override(table, here, values))
+        except OverrideError as exc:
+            raise ConfigError(str(exc)) from None
+    return tuple(out)
 
 
 def _target_values(table: dict[str, Any], out: dict[str, Any], where: str, origin: str | None) -> None:

@@ -28,10 +28,12 @@ from .fingerprint import line_hashes
 from .incomplete import ANALYSIS_INCOMPLETE, partial_kernel_findings, time_limit_finding
 from .paths import display_path, on_disk
 from .rule import Rule, RuleSet
+from .overrides import matching
+from .profiles import Profile, build_profile
 from .selection import Selector, matches_any
 from .safefs import FileTooLargeError, NotRegularFileError, read_bytes_capped
 from .source import MAX_FILE_BYTES, SourceError, SourceFile, decode_source
-from .suppression import apply_noqa, parse_noqa
+from .suppression import FileDirectives, apply_file_noqa, apply_noqa, parse_file_noqa, parse_noqa
 
 # Ids of the tool rules the engine itself emits (declared in the rule pack).
 SYNTAX_ERROR = "NKI001"
@@ -146,6 +148,19 @@ class Checker:
         self.rules.extend(rule() for rule in options.extra_rules)
         self.names = {r.id: r.name for r in ruleset}
         self._project = None
+        self._base = Profile(settings, self.target, enabled, tuple(self.rules))
+        self._profiles: dict[tuple[int, ...], Profile] = {(): self._base}
+
+    def profile_for(self, display: str) -> Profile:
+        """The settings, target and rules of the file reported as ``display``."""
+        if not self.settings.overrides:
+            return self._base
+        indexes = matching(self.settings.overrides, _relative_to_root(display, self.settings.root))
+        profile = self._profiles.get(indexes)
+        if profile is None:
+            profile = self._profiles[indexes] = build_profile(self.settings, self.ruleset, self.enabled, indexes,
+                                                                self.options.extra_rules)
+        return profile
 
     @property
     def project(self):
@@ -200,6 +215,7 @@ class Checker:
         return result, ctx
 
     def _check_source(self, text: str, display: str, disk_path: str | None = None) -> tuple[FileResult, RuleContext | None]:
+        profile = self.profile_for(display)
         source = SourceFile(disk_path or display, text, display)
         if disk_path:
             self.project.register_source(Path(disk_path), source)
@@ -207,29 +223,30 @@ class Checker:
             source.tree  # noqa: B018 - parse now so syntax errors surface here
         except SourceError as err:
             return self._broken(display, err, source), None
-        ctx = RuleContext(source, self.settings, self.target, self.settings.nki_version, self.project, None, display,
-                          release=self.settings.release)
+        fs = profile.settings
+        ctx = RuleContext(source, fs, profile.target, fs.nki_version, self.project, None, display, release=fs.release)
         result = FileResult(display, disk_path=disk_path)
         with _recursion_room(source.tree):
-            self._run_rules(ctx, result)
-        self._finish(result, source)
+            self._run_rules(ctx, result, profile)
+        self._finish(result, source, profile.enabled)
         # The tree stays (other files may import this one); the whole-file
         # node list and parent map the rules shared are rebuilt if needed.
         source.__dict__.pop("nodes", None)
         source.__dict__.pop("parents", None)
         return result, ctx
 
-    def _run_rules(self, ctx: RuleContext, result: FileResult) -> None:
-        """Every enabled rule on one file, within the file's time limit; a
-        budget that ran out is said in an NKI005 note (nkilint.incomplete)."""
-        rules = [rule for rule in self.rules if not rule.emitted_by_engine]
+    def _run_rules(self, ctx: RuleContext, result: FileResult, profile) -> None:
+        """Every rule of the file's profile on it, within the file's time
+        limit; a budget that ran out is said in an NKI005 note
+        (nkilint.incomplete)."""
+        rules = [rule for rule in profile.rules if not rule.emitted_by_engine]
         done = 0
         notes: list[Finding] = []
-        limit = self.settings.file_time_limit
+        limit = profile.settings.file_time_limit
         try:
             with file_deadline(limit):
                 for rule in rules:
-                    self._run_rule(rule, ctx, result)
+                    self._run_rule(rule, ctx, result, profile.enabled)
                     done += 1
         except FileTimeLimit:
             ctx.take_findings()  # the stopped rule's findings are partial
@@ -241,7 +258,7 @@ class Checker:
             notes.extend(partial_kernel_findings(model, result.path))
         if not notes:
             return
-        if ANALYSIS_INCOMPLETE in self.ruleset.rules and ANALYSIS_INCOMPLETE in self.enabled:
+        if ANALYSIS_INCOMPLETE in self.ruleset.rules and ANALYSIS_INCOMPLETE in profile.enabled:
             result.findings.extend(notes)
         else:  # the rule is off: still say so, as a notification of the run
             result.notifications.extend(
@@ -252,20 +269,22 @@ class Checker:
     def _broken(self, display: str, err: SourceError, source: SourceFile | None) -> FileResult:
         """A file that cannot be decoded or parsed: one finding, or a notification."""
         result = FileResult(display)
-        ctx = RuleContext(source, self.settings, self.target, self.settings.nki_version, None, err, display,
-                          release=self.settings.release)
-        for rule in self.rules:
+        profile = self.profile_for(display)
+        fs = profile.settings
+        ctx = RuleContext(source, fs, profile.target, fs.nki_version, None, err, display, release=fs.release)
+        for rule in profile.rules:
             if rule.runs_on_broken_files and not rule.emitted_by_engine:
-                self._run_rule(rule, ctx, result)
+                self._run_rule(rule, ctx, result, profile.enabled)
         if not any(f.rule_id in (SYNTAX_ERROR, UNREADABLE_FILE) for f in result.findings):
             # The rule that would report it is disabled: still say so.
             result.notifications.append(
                 Notification(Level.ERROR, f"{display}: not analysed: {err.message}", display)
             )
-        self._finish(result, source)
+        self._finish(result, source, profile.enabled)
         return result
 
-    def _run_rule(self, rule: Rule, ctx: RuleContext, result: FileResult) -> None:
+    def _run_rule(self, rule: Rule, ctx: RuleContext, result: FileResult, enabled: frozenset[str] | None = None) -> None:
+        enabled = self.enabled if enabled is None else enabled
         ctx.begin_rule(type(rule))
         try:
             rule.check(ctx)
@@ -283,7 +302,7 @@ class Checker:
                 )
                 result.crashed = True
                 result.notifications.append(Notification(Level.ERROR, message, result.path, "model", Span(1, 1, 1, 2), tb))
-                if RULE_CRASH in self.ruleset.rules and RULE_CRASH in self.enabled:
+                if RULE_CRASH in self.ruleset.rules and RULE_CRASH in enabled:
                     result.findings.append(Finding(RULE_CRASH, Level.ERROR, message, result.path, Span(1, 1, 1, 2),
                                                    hint="report it with the file that triggers it"))
                 return
@@ -295,14 +314,14 @@ class Checker:
                 "This is a bug in the rule, not in your kernel; the other rules still ran"
             )
             result.notifications.append(Notification(Level.ERROR, message, result.path, rule.id, where, tb))
-            if RULE_CRASH in self.ruleset.rules and RULE_CRASH in self.enabled:
+            if RULE_CRASH in self.ruleset.rules and RULE_CRASH in enabled:
                 result.findings.append(
                     Finding(RULE_CRASH, Level.ERROR, message, result.path, where, hint="report it with the file that triggers it")
                 )
             return
         result.findings.extend(ctx.take_findings())
 
-    def _finish(self, result: FileResult, source: SourceFile | None) -> None:
+    def _finish(self, result: FileResult, source: SourceFile | None, enabled: frozenset[str]) -> None:
         findings = result.findings
         pfi = _per_file_selectors(self.settings, result.path)
         if pfi:
@@ -311,11 +330,7 @@ class Checker:
                 if f.rule_id not in self.ruleset.rules or not matches_any(pfi, self.ruleset.rules[f.rule_id])
             ]
         if source is not None:
-            noqas = parse_noqa(source)
-            if noqas:
-                findings = apply_noqa(findings, noqas, self.names)
-                if UNUSED_NOQA in self.enabled and UNUSED_NOQA in self.ruleset.rules:
-                    findings.extend(self._unused_noqa(noqas, result.path, pfi))
+            findings = self._suppress(findings, source, result.path, pfi, enabled)
         findings.sort(key=Finding.sort_key)
         result.findings = findings
         if source is not None:
@@ -332,19 +347,60 @@ class Checker:
             if self.options.keep_text:
                 result.text = source.text
 
+    def _suppress(self, findings: list[Finding], source: SourceFile, path: str, pfi: list[Selector],
+                  enabled: frozenset[str]) -> list[Finding]:
+        """Apply the file-level directives, then the line ``# noqa``
+        comments (a finding a directive took does not use a line's code,
+        so a line comment the directive makes redundant is reported), then
+        report the stale ones."""
+        file_level = parse_file_noqa(source)
+        noqas = parse_noqa(source)
+        if not (file_level.directives or file_level.misplaced or noqas):
+            return findings
+        findings = apply_file_noqa(findings, file_level.directives, self.names)
+        if noqas:
+            findings = apply_noqa(findings, noqas, self.names)
+        if UNUSED_NOQA in enabled and UNUSED_NOQA in self.ruleset.rules:
+            stale = self._unused_noqa(noqas, path, pfi, enabled) if noqas else []
+            # A file-level directive may silence NKI004 for the line comments
+            # too; what it reports about itself it cannot silence.
+            findings.extend(apply_file_noqa(stale, file_level.directives, self.names))
+            findings.extend(self._unused_file_noqa(file_level, path, pfi, enabled))
+        return findings
+
+    def _unused_file_noqa(self, file_level: FileDirectives, path: str, pfi: list[Selector],
+                          enabled: frozenset[str]) -> list[Finding]:
+        level = self.ruleset.rules[UNUSED_NOQA].level
+        out = [
+            Finding(UNUSED_NOQA, level, "'# nkilint: noqa' has no effect here: a file-level suppression must be on a line "
+                    "of its own in the comments at the top of the file, before any code", path, span,
+                    hint="move it above the first line of code, or use '# noqa: ID' on the reported line")
+            for span in file_level.misplaced
+        ]
+        for directive in file_level.directives:
+            if directive.is_blanket:
+                if not directive.blanket_used:
+                    out.append(Finding(UNUSED_NOQA, level, "unused suppression: '# nkilint: noqa' suppresses nothing in "
+                                       "this file", path, directive.span, hint="remove the comment"))
+                continue
+            out.extend(self._stale_codes([directive], path, pfi, " in this file", enabled))
+        return out
+
     def _code_prefixes(self) -> set[str]:
         """Id namespaces of the installed rules (NKI, and any pack's prefix)."""
         return {_code_prefix(rid) for rid in self.ruleset.rules} | {"NKI"}
 
-    def _unused_noqa(self, noqas, path: str, pfi: list[Selector]) -> list[Finding]:
+    def _unused_noqa(self, noqas, path: str, pfi: list[Selector], enabled: frozenset[str]) -> list[Finding]:
+        # A bare `# noqa` usually silences another linter (flake8, ruff):
+        # whether it is stale is not nkilint's to judge.
+        return self._stale_codes([n for n in noqas.values() if not n.is_blanket], path, pfi, " on this line", enabled)
+
+    def _stale_codes(self, noqas, path: str, pfi: list[Selector], where: str, enabled: frozenset[str]) -> list[Finding]:
+        """NKI004 for the unknown and the unused codes of each comment."""
         level = self.ruleset.rules[UNUSED_NOQA].level
         out = []
         prefixes = self._code_prefixes()
-        for noqa in noqas.values():
-            if noqa.is_blanket:
-                # A bare `# noqa` usually silences another linter (flake8,
-                # ruff): whether it is stale is not nkilint's to judge.
-                continue
+        for noqa in noqas:
             unknown, unused = [], []
             for code in noqa.codes:
                 rule = self.ruleset.get(code)
@@ -354,7 +410,7 @@ class Checker:
                     # that matches no rule is a typo worth reporting.
                     if _code_prefix(code) in prefixes or "-" in code:
                         unknown.append(code)  # our id namespace, or a rule-name style code
-                elif rule.id not in self.enabled or rule.emitted_by_engine and rule.id == UNUSED_NOQA:
+                elif rule.id not in enabled or rule.emitted_by_engine and rule.id == UNUSED_NOQA:
                     continue  # not run here; cannot tell whether it is stale
                 elif pfi and matches_any(pfi, rule):
                     continue
@@ -367,7 +423,7 @@ class Checker:
                 )
             if unused:
                 out.append(
-                    Finding(UNUSED_NOQA, level, f"unused suppression: {', '.join(unused)} reports nothing on this line", path, noqa.span,
+                    Finding(UNUSED_NOQA, level, f"unused suppression: {', '.join(unused)} reports nothing{where}", path, noqa.span,
                             hint="remove the stale code(s) from the '# noqa' comment")
                 )
         return out

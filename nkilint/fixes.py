@@ -369,11 +369,13 @@ def apply_fixes_to_run(run, checker, write: bool, unsafe: bool, stdin: bool = Fa
 
     report = FixReport()
     diffs: list[str] = []
-    assumed = target_is_assumed(checker.settings)
     all_withheld: list[Finding] = []
     for index, result in enumerate(run.files):
         if result.text is None:
             continue
+        # An override table that names a release names it for its files.
+        file_settings = checker.profile_for(result.path).settings
+        assumed = target_is_assumed(file_settings)
         findings = result.findings
         if assumed:
             findings, withheld = withhold_target_fixes(findings, checker.ruleset, unsafe)
@@ -385,9 +387,9 @@ def apply_fixes_to_run(run, checker, write: bool, unsafe: bool, stdin: bool = Fa
         # path (which is relative to the project root, not the cwd).
         disk_path = Path(result.disk_path) if (not from_stdin and result.disk_path) else None
 
-        def recheck(text: str, _display=result.path, _disk=disk_path):
+        def recheck(text: str, _display=result.path, _disk=disk_path, _assumed=assumed):
             found = _check_again(checker, text, _display, _disk).findings
-            return withhold_target_fixes(found, checker.ruleset, unsafe)[0] if assumed else found
+            return withhold_target_fixes(found, checker.ruleset, unsafe)[0] if _assumed else found
 
         try:
             after = fix_source(result.text, findings, unsafe=unsafe, recheck=recheck)

@@ -55,6 +55,15 @@ def validate_selectors(selectors: Iterable[str], ruleset: RuleSet, what: str) ->
     return out
 
 
+def validate_override_selectors(settings, ruleset: RuleSet) -> None:
+    """SelectorError for a selector of a [[tool.nkilint.overrides]] table that matches no rule."""
+    for override in settings.overrides:
+        if override.select is not None:
+            validate_selectors(override.select, ruleset, f"{override.where}: select")
+        validate_selectors(override.extend_select, ruleset, f"{override.where}: extend-select")
+        validate_selectors(override.ignore, ruleset, f"{override.where}: ignore")
+
+
 def _best(selectors: list[Selector], rule: type[Rule]) -> int:
     return max((s.specificity(rule) for s in selectors), default=0)
 
@@ -89,3 +98,32 @@ def resolve_enabled(
 
 def matches_any(selectors: list[Selector], rule: type[Rule]) -> bool:
     return any(s.specificity(rule) for s in selectors)
+
+
+def apply_layer(
+    ruleset: RuleSet,
+    current: frozenset[str],
+    select: list[Selector] | None,
+    extend_select: list[Selector],
+    ignore: list[Selector],
+) -> frozenset[str]:
+    """The rules enabled after one more layer of settings (an override
+    table, or the command line over it), as ruff layers configurations: a
+    ``select`` replaces the rules that were on, ``extend-select`` adds,
+    ``ignore`` removes; within the layer the more specific selector wins,
+    and on a tie, ignore."""
+    enabled = set()
+    for rule in ruleset:
+        sel_score = _best(select, rule) if select is not None else 0
+        ext_score = _best(extend_select, rule)
+        if not rule.default_enabled:
+            # An off-by-default rule needs more than ALL to be selected.
+            sel_score = sel_score if sel_score > 1 else 0
+            ext_score = ext_score if ext_score > 1 else 0
+        score = max(sel_score, ext_score)
+        ign_score = _best(ignore, rule)
+        if score and score > ign_score:
+            enabled.add(rule.id)
+        elif select is None and rule.id in current and not ign_score:
+            enabled.add(rule.id)
+    return frozenset(enabled)

@@ -91,3 +91,14 @@ def test_a_parse_failure_is_one_line():
     except SyntaxError as exc:
         text = syntax_problem(exc)
     assert "\n" not in text and text.startswith("line 1")
+
+
+def test_an_override_table_that_names_a_release_lets_its_files_be_fixed(project, cli):
+    write(project / "pyproject.toml", '[tool.nkilint]\nselect = ["migration"]\n\n'
+          '[[tool.nkilint.overrides]]\nfiles = ["pinned/*.py"]\nsdk = "2.34"\n')
+    pinned = write(project / "pinned" / "k.py", KERNEL_02)
+    loose = write(project / "loose" / "k.py", KERNEL_02)
+    result = cli("check", "--fix", "pinned", "loose")
+    assert pinned.read_text() == KERNEL_02_FIXED
+    assert loose.read_text() == KERNEL_02
+    assert "6 fixes were not applied" in result.stderr, result.stderr

@@ -144,3 +144,92 @@ def test_other_linters_codes_are_not_judged(cli, project):
     assert active == [("NKI004", 2)]
     message = [f["message"] for f in findings if f["rule"] == "NKI004"][0]
     assert "NKI999" in message and "E501" not in message
+
+
+# -- file-level `# nkilint: noqa` ---------------------------------------------
+LEGACY_TWO = "import neuronxcc.nki.language as nl\nimport neuronxcc.nki.isa as nisa\n" + KERNEL_BODY
+
+
+@pytest.mark.parametrize(
+    "header",
+    ["# nkilint: noqa\n", "#nkilint:noqa\n", "# NKILINT: NOQA\n", "#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n\n# nkilint: noqa\n",
+     "# nkilint: noqa: NKI601\n", "# nkilint: noqa: legacy-namespace\n", "# Copyright\n#   nkilint: noqa: NKI601,NKI602\n"],
+)
+def test_file_level_noqa_suppresses_the_whole_file(cli, project, header):
+    code, findings = _findings(cli, source=header + LEGACY_TWO)
+    offset = header.count("\n")
+    assert _suppressed(findings) == [("NKI601", 1 + offset), ("NKI601", 2 + offset)]
+    assert _active(findings) == []
+    assert code == 0
+
+
+def test_file_level_noqa_keeps_other_rules(cli, project):
+    # Only NKI601 is suppressed: the NKI728 (undefined names) of the body stays.
+    code, findings = _findings(cli, "--select", "NKI0,NKI601,NKI728", source="# nkilint: noqa: NKI601\n" + LEGACY_TWO)
+    assert {rule for rule, _ in _suppressed(findings)} == {"NKI601"}
+    assert {rule for rule, _ in _active(findings)} == {"NKI728"}
+    assert code == 1
+
+
+def test_file_level_noqa_after_code_has_no_effect(cli, project):
+    source = '"""Docstring."""\n# nkilint: noqa\n' + LEGACY_TWO
+    code, findings = _findings(cli, source=source)
+    assert sorted(_active(findings)) == [("NKI004", 2), ("NKI601", 3), ("NKI601", 4)]
+    message = next(f["message"] for f in findings if f["rule"] == "NKI004")
+    assert "has no effect here" in message
+
+
+def test_file_level_noqa_at_the_end_of_a_code_line_has_no_effect(cli, project):
+    code, findings = _findings(cli, source="import neuronxcc.nki.language as nl  # nkilint: noqa\n")
+    assert sorted(_active(findings)) == [("NKI004", 1), ("NKI601", 1)]
+
+
+def test_a_comment_mentioning_the_directive_is_prose(cli, project):
+    code, findings = _findings(cli, source="x = 1\n# Put '# nkilint: noqa' at the top to silence a file.\n")
+    assert findings == []
+    assert code == 0
+
+
+def test_unused_file_level_codes_are_reported(cli, project):
+    code, findings = _findings(cli, source="# nkilint: noqa: NKI601, NKI001, NKI999\nimport neuronxcc.nki.language as nl\n")
+    assert _suppressed(findings) == [("NKI601", 2)]
+    messages = sorted(f["message"] for f in findings if f["rule"] == "NKI004" and not f["suppressed"])
+    assert messages == ["'# noqa' names unknown rule code(s): NKI999",
+                        "unused suppression: NKI001 reports nothing in this file"]
+    stale = [f for f in findings if f["rule"] == "NKI004"]
+    assert all(f["range"]["start"]["line"] == 1 for f in stale)
+    assert code == 1
+
+
+def test_unused_blanket_file_level_noqa_is_reported(cli, project):
+    code, findings = _findings(cli, source="# nkilint: noqa\nx = 1\n")
+    assert _active(findings) == [("NKI004", 1)]
+    assert "suppresses nothing in this file" in findings[0]["message"]
+
+
+def test_file_level_code_of_an_unselected_rule_is_not_unused(cli, project):
+    code, findings = _findings(cli, "--select", "NKI0", source="# nkilint: noqa: NKI601\nimport neuronxcc.nki.language as nl\n")
+    assert findings == []
+    assert code == 0
+
+
+def test_line_noqa_made_redundant_by_the_file_level_one_is_reported(cli, project):
+    source = "# nkilint: noqa: NKI601\nimport neuronxcc.nki.language as nl  # noqa: NKI601\n"
+    code, findings = _findings(cli, source=source)
+    assert _suppressed(findings) == [("NKI601", 2)]
+    assert _active(findings) == [("NKI004", 2)]
+
+
+def test_blanket_file_level_noqa_also_silences_stale_line_comments(cli, project):
+    source = "# nkilint: noqa\nimport neuronxcc.nki.language as nl\nx = 1  # noqa: NKI601\n"
+    code, findings = _findings(cli, source=source)
+    assert _active(findings) == []
+    assert sorted(_suppressed(findings)) == [("NKI004", 3), ("NKI601", 2)]
+    assert code == 0
+
+
+def test_file_level_noqa_counts_in_the_summary(cli, project):
+    write(project / "k.py", "# nkilint: noqa: NKI601\n" + LEGACY_TWO)
+    result = cli("check", "--select", "NKI0,NKI601", "k.py")
+    assert result.exit_code == 0
+    assert "All checks passed! 2 suppressed by '# noqa'." in result.stdout

@@ -286,3 +286,18 @@ def test_a_crashing_rule_is_one_diagnostic_and_the_server_keeps_running(root, pa
             assert "**t**" in await editor.hover(uri, 9, 22)
 
     run(scenario())
+
+
+def test_overrides_give_a_document_its_own_release(project):
+    write(project / "pyproject.toml", '[tool.nkilint]\nsdk = "2.34"\n\n'
+          '[[tool.nkilint.overrides]]\nfiles = ["legacy/"]\nsdk = "2.26"\n')
+    legacy_import = "import neuronxcc.nki.language as nl\n"
+
+    async def scenario():
+        async with Editor(project) as editor:
+            current = editor.open("k.py", legacy_import)
+            assert _codes(await editor.diagnostics(current)) == ["NKI601"]
+            legacy = editor.open("legacy/k.py", legacy_import)
+            assert _codes(await editor.diagnostics(legacy)) == []
+
+    run(scenario())

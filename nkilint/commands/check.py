@@ -35,6 +35,8 @@ from ..terminal import printable
 @click.option("--exclude", multiple=True, help="Globs to exclude (replaces the defaults).")
 @click.option("--extend-exclude", multiple=True, help="Globs to exclude in addition to the defaults.")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes to files named on the command line (for pre-commit).")
+@click.option("--respect-gitignore/--no-respect-gitignore", default=None,
+              help="Leave out files that .gitignore files ignore when walking directories [default: respect].")
 @click.option("--target", type=click.Choice(target_names(), case_sensitive=False), help="Hardware generation (inf2 = trn1).")
 @click.option("--sdk", help="Neuron SDK release to check against (2.20 ... 2.34; default: the release the project pins, else the newest).")
 @click.option("--nki-version", type=click.Choice(VERSION_NAMES), help="NKI version: the newest SDK release of it (0.1 = 2.26, legacy neuronxcc.nki; 0.8 = 2.34).")
@@ -71,6 +73,7 @@ def check(
     exclude,
     extend_exclude,
     force_exclude: bool,
+    respect_gitignore: bool | None,
     target: str | None,
     sdk: str | None,
     nki_version: str | None,
@@ -131,6 +134,7 @@ def check(
             ignore=_split(ignore) or None,
             exclude=_split(exclude) or None,
             extend_exclude=_split(extend_exclude) or None,
+            respect_gitignore=respect_gitignore,
             target=target,
             sdk=sdk,
             nki_version=nki_version,
@@ -150,14 +154,15 @@ def check(
     run = Run(settings, ruleset, enabled, cwd=Path.cwd().resolve())
 
     file_paths = [p for p in paths if p != "-"]
-    files, errors = discover(file_paths, settings.root, settings.all_excludes, force_exclude)
+    files, errors = discover(file_paths, settings.root, settings.all_excludes, force_exclude,
+                             settings.respect_gitignore)
     for message in errors:
         run.notifications.append(Notification(Level.ERROR, message))
         click.echo(f"nkilint: error: {printable(message)}", err=True)
     if example:
         files = [InputFile(EXAMPLE_PATH, "nkilint/examples/softmax_port.py", True)]
     if verbose and not silent:
-        _explain_settings(settings, len(files) + ("-" in paths))
+        _explain_settings(settings, len(files) + ("-" in paths), [f.display for f in files])
     if "-" in paths:
         run.files.append(_check_stdin(checker, stdin_filename))
     run.files.extend(check_through_cache(files, checker, jobs, no_cache, cache_dir))
@@ -263,12 +268,33 @@ def _add_noqa(run: Run, errors: list[str]) -> None:
     sys.exit(2 if errors or run.crashed or len(run.notifications) > known else 0)
 
 
-def _explain_settings(settings, n_files: int) -> None:
+def _explain_settings(settings, n_files: int, displays: list[str]) -> None:
     s = settings
     click.echo(f"nkilint: project root {printable(str(s.root))} (paths are reported relative to it)", err=True)
     click.echo(f"nkilint: configuration {printable(str(s.config_file or 'none (defaults)'))}", err=True)
     click.echo(f"nkilint: target {s.release.label} {s.target_origin.text}; {s.target.name}", err=True)
+    for number, override in enumerate(s.overrides, 1):
+        click.echo(f"nkilint: {_describe_override(number, override, s, displays)}", err=True)
     click.echo(f"nkilint: {n_files} file{'s' if n_files != 1 else ''} to check", err=True)
+
+
+def _describe_override(number: int, override, settings, displays: list[str]) -> str:
+    """``override #1 (legacy/**/*.py, 12 files): SDK 2.26 (NKI 0.1); ignore NKI6``."""
+    parts = []
+    if override.release is not None:
+        text = override.release.label
+        parts.append(text + (" (not applied: the command line sets the release)" if "release" in settings.cli_keys else ""))
+    if override.target_name is not None:
+        parts.append(override.target_name + (" (not applied: --target)" if "target" in settings.cli_keys else ""))
+    if override.select is not None:
+        parts.append("select " + ",".join(override.select))
+    if override.extend_select:
+        parts.append("extend-select " + ",".join(override.extend_select))
+    if override.ignore:
+        parts.append("ignore " + ",".join(override.ignore))
+    count = sum(1 for d in displays if override.matches(d))
+    return (f"override #{number} ({', '.join(override.files)}, {count} file{'s' if count != 1 else ''}): "
+            + ("; ".join(parts) or "no settings"))
 
 
 def _without_header_and_summary(report: str, run: Run) -> str:

@@ -11,7 +11,7 @@ import click
 from ..config import Settings, find_config, load_config, parse_table
 from ..paths import common_start, project_root
 from ..plugins import PluginError, installed_rules
-from ..selection import SelectorError, resolve_enabled, validate_selectors
+from ..selection import SelectorError, resolve_enabled, validate_override_selectors, validate_selectors
 from ..terminal import printable
 
 EXAMPLE_PATH = Path(__file__).parent.parent / "examples" / "softmax_port.py"
@@ -69,7 +69,7 @@ def build_settings(
         value = overrides.get(key.replace("-", "_"))
         if value:
             table[key] = list(value)
-    for key in ("target", "sdk", "nki-version", "fail-level", "file-time-limit"):
+    for key in ("target", "sdk", "nki-version", "fail-level", "respect-gitignore", "file-time-limit"):
         value = overrides.get(key.replace("-", "_"))
         if value is not None:
             table[key] = value
@@ -77,7 +77,13 @@ def build_settings(
         origin = f"from --sdk {table['sdk']}" if "sdk" in table else (
             f"from --nki-version {table['nki-version']}" if "nki-version" in table else None)
         values = parse_table(table, "command line", settings.root, origin=origin)
+        # What the command line sets applies to every file, over the overrides.
+        cli_keys = {key for key in ("select", "extend-select", "ignore", "target") if key in table}
+        if "sdk" in table or "nki-version" in table:
+            cli_keys.add("release")
+        values["cli_keys"] = frozenset(cli_keys)
         if "extend_select" in values:
+            values["cli_extend_select"] = values["extend_select"]
             values["extend_select"] = tuple(settings.extend_select) + values["extend_select"]
         settings = settings.merged(**values)
     if not settings.nki_version_explicit and not isolated and find_pins:
@@ -112,6 +118,7 @@ def _ruleset_and_enabled(settings: Settings):
         ignore = validate_selectors(settings.ignore, ruleset, "ignore")
         for glob, selectors in settings.per_file_ignores:
             validate_selectors(selectors, ruleset, f"per-file-ignores[{glob!r}]")
+        validate_override_selectors(settings, ruleset)
     except SelectorError as exc:
         raise UsageFailure(str(exc)) from None
     return ruleset, resolve_enabled(ruleset, select, extend, ignore)

@@ -14,6 +14,8 @@ from ..discovery import discover
 from ..engine import read_file
 from ..model.project import Project
 from ..model.semantic import AllocRecord, FileModel, analyze_file
+from ..overrides import settings_for_file
+from ..paths import display_path
 from ..source import SourceError, SourceFile, decode_source
 from ..targets import target_names
 from ..versions import VERSION_NAMES
@@ -45,6 +47,7 @@ def _load(path: Path, project: Project, settings: Settings, display: str) -> Fil
         return f"{display}: not analysed: {err.message}"
     except OSError as exc:
         return f"{display}: cannot read: {exc.strerror or exc}"
+    settings = settings_for_file(settings, display_path(path, settings.root))  # [[tool.nkilint.overrides]]
     return analyze_file(source, project, settings.target, settings.nki_version)
 
 
@@ -61,6 +64,7 @@ def graph_command(file: str, kernel_name: str | None, output_format: str, target
     """Print the kernel graph of FILE (see docs/graph.md for the JSON)."""
     path = Path(file)
     settings = _settings(config, target, sdk, nki_version, path)
+    settings = settings_for_file(settings, display_path(path, settings.root))  # the file's release and target
     project = Project(settings.root)
     model = _load(path, project, settings, file)
     if isinstance(model, str):
@@ -124,7 +128,8 @@ def stats_command(paths, output_format: str, target, sdk, nki_version, config, t
     """
     paths = paths or (".",)
     settings = _settings(config, target, sdk, nki_version, Path(paths[0]))
-    files, errors = discover(paths, settings.root, settings.all_excludes)
+    files, errors = discover(paths, settings.root, settings.all_excludes,
+                             respect_gitignore=settings.respect_gitignore)
     project = Project(settings.root)
     records: dict[tuple, AllocRecord] = {}
     rank = {"exact": 2, "bounded": 1, "unknown": 0}

@@ -50,7 +50,13 @@ def _snippet(f: Finding, lines: dict[int, str]) -> list[str]:
 def target_header(run: Run) -> str:
     """``target: SDK 2.29 (NKI 0.3) from requirements.txt:4; trn2``."""
     s = run.settings
-    return f"target: {s.release.label} {s.target_origin.text}; {s.target.name}"
+    text = f"target: {s.release.label} {s.target_origin.text}; {s.target.name}"
+    if s.overrides:
+        # Some files may be checked at another release: say so where the
+        # reader looks for the target (-v lists the tables).
+        count = len(s.overrides)
+        text += f"; {count} [[tool.nkilint.overrides]] table{'s' if count != 1 else ''} (-v lists them)"
+    return text
 
 
 def render_text(run: Run, color: bool = False, show_source: bool = True, statistics: bool = False) -> str:

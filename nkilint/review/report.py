@@ -154,6 +154,7 @@ def review_file(checker: Checker, path: Path, display: str, settings, kernel_nam
         owner = _owner(kernels, f.line)
         (owned[id(owner)] if owner is not None else outside).append(f)
     quiet = [k for k in kernels if kernel_name is None and _quiet(k, owned[id(k)])]
+    settings = checker.profile_for(display).settings  # the file's, after [[tool.nkilint.overrides]]
     reviews = [review_kernel(model, k, display, settings, owned[id(k)]) for k in kernels if k not in quiet]
     return FileReview(display, model.dialect.value, reviews, outside, None, text, [k.name for k in quiet])
 
@@ -178,7 +179,8 @@ def _display(item, root: Path | None) -> str:
 def build_review(paths: tuple[str, ...], settings, ruleset, enabled, kernel_name: str | None = None,
                  display_root: Path | None = None) -> Review:
     """``display_root``: show paths relative to it (the bundled example)."""
-    files, errors = discover(list(paths), settings.root, settings.all_excludes)
+    files, errors = discover(list(paths), settings.root, settings.all_excludes,
+                             respect_gitignore=settings.respect_gitignore)
     options = RunOptions(project_roots=project_scan_roots(paths, settings))
     checker = Checker(settings, ruleset, enabled, options)
     reviews = [review_file(checker, item.path, _display(item, display_root), settings, kernel_name) for item in files]

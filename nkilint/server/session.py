@@ -22,7 +22,7 @@ from ..engine import RULE_CRASH, Checker, FileResult, RunOptions, project_scan_r
 from ..findings import Finding, Level, Span
 from ..plugins import installed_rules
 from ..rule import RuleSet
-from ..selection import SelectorError, resolve_enabled, validate_selectors
+from ..selection import SelectorError, resolve_enabled, validate_override_selectors, validate_selectors
 
 
 @dataclass
@@ -108,6 +108,7 @@ class Session:
         ignore = validate_selectors(settings.ignore, self.ruleset, "ignore")
         for glob, selectors in settings.per_file_ignores:
             validate_selectors(selectors, self.ruleset, f"per-file-ignores[{glob!r}]")
+        validate_override_selectors(settings, self.ruleset)
         return resolve_enabled(self.ruleset, select, extend, ignore)
 
     def checker_for(self, path: Path | None) -> Checker:
@@ -163,7 +164,8 @@ class Session:
                 checker.project.register_source(Path(checked.disk_path), source)
             try:
                 source.tree  # noqa: B018 - a syntax error: no model
-                checked.model = analyze_file(source, checker.project, checker.target, checker.settings.nki_version)
+                profile = checker.profile_for(checked.display)
+                checked.model = analyze_file(source, checker.project, profile.target, profile.settings.nki_version)
             except Exception:
                 return None
             return checked.model

@@ -24,6 +24,13 @@ whether they are stale cannot be told; neither are other linters' codes
 (`# noqa: F401`, `E501`) nor a bare `# noqa`, which usually silences
 another tool.
 
+The same holds for a file-level `# nkilint: noqa: NKI201` (on a line of its
+own in the comments at the top of the file): a code that suppresses nothing
+in the whole file is reported, and so is a bare `# nkilint: noqa` that
+suppresses nothing (it names nkilint, so it is not another tool's). A
+`# nkilint: noqa` below the first line of code, or at the end of a code
+line, suppresses nothing and is reported too.
+
 **Fix:** remove the stale code from the comment, or the whole comment.
 """
     examples = (
@@ -42,6 +49,23 @@ another tool.
             """,
             lines=[1],
             title="unknown rule code",
+        ),
+        invalid(
+            """
+            import neuronxcc.nki.language as nl
+            # nkilint: noqa: NKI601
+            """,
+            lines=[2],
+            title="a file-level suppression below the first line of code",
+            nki_version="0.6",
+        ),
+        valid(
+            """
+            # nkilint: noqa: NKI601
+            import neuronxcc.nki.language as nl
+            """,
+            title="a file-level suppression at the top of the file",
+            nki_version="0.6",
         ),
         valid(
             """
