@@ -210,6 +210,7 @@ class Checker:
                 if rule.emitted_by_engine:
                     continue
                 self._run_rule(rule, ctx, result)
+            result.findings = ctx.name_kernels(result.findings)
         self._finish(result, source)
         # The tree stays (other files may import this one); the whole-file
         # node list and parent map the rules shared are rebuilt if needed.
