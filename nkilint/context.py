@@ -163,6 +163,42 @@ class RuleContext:
             return Related(where, message, path)
         return Related(self.span_of(where), message)
 
+    def name_kernels(self, findings: list[Finding]) -> list[Finding]:
+        """Findings that name no kernel get the kernel their code runs in,
+        whichever rule found them: the kernel whose definition (decorators
+        included) holds their first line, innermost first, else, in a
+        helper function, the kernel whose analysis first inlined that
+        helper. Module-level code and helpers no kernel of the file calls
+        keep ``None``. The model is computed if no rule needed it; if it
+        fails, nothing is named (the rules that needed it reported that)."""
+        if self.source is None or all(f.kernel is not None for f in findings):
+            return findings
+        try:
+            model = self.model
+        except ModelCrash:
+            return findings
+        kernels = {id(k.node): k.base_name for k in model.kernels if k.specialization is None}
+        owners = {**model.called_from, **kernels}
+        if not owners:
+            return findings
+        import dataclasses
+
+        functions = _function_ranges(self.source.nodes)
+        out = []
+        for f in findings:
+            if f.kernel is None:
+                line = f.span.start_line
+                inside = [node for start, end, node in functions if start <= line <= end]
+                # Sorted by start line: innermost last. A definition that is
+                # a kernel wins over a helper that holds it.
+                named = [owners[id(n)] for n in inside if id(n) in kernels] or [
+                    owners[id(n)] for n in inside if id(n) in owners
+                ]
+                if named:
+                    f = dataclasses.replace(f, kernel=named[-1])
+            out.append(f)
+        return out
+
     def take_findings(self) -> list[Finding]:
         out, self._findings = self._findings, []
         if self._model is not None and out and self._model.specializations:
@@ -201,4 +237,15 @@ def _name_launches(findings: list[Finding], model: "FileModel") -> list[Finding]
         assert launch is not None
         message += f" (with the inputs of the launch at {launch.describe()})"
         out.append(dataclasses.replace(f, message=message, hint=hint, kernel=kernel.base_name))
+    return out
+
+
+def _function_ranges(nodes: list[ast.AST]) -> list[tuple[int, int, ast.AST]]:
+    """(first line with decorators, last line, node) of every function, by start."""
+    out = []
+    for node in nodes:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            out.append((start, node.end_lineno or node.lineno, node))
+    out.sort(key=lambda r: (r[0], -r[1]))
     return out

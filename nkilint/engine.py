@@ -228,6 +228,8 @@ class Checker:
         result = FileResult(display, disk_path=disk_path)
         with _recursion_room(source.tree):
             self._run_rules(ctx, result, profile)
+            if not result.timed_out:  # naming kernels may build the model: not past the file's time
+                result.findings = ctx.name_kernels(result.findings)
         self._finish(result, source, profile.enabled)
         # The tree stays (other files may import this one); the whole-file
         # node list and parent map the rules shared are rebuilt if needed.

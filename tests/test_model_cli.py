@@ -41,7 +41,8 @@ def test_graph_json_is_stable_and_complete():
 def test_graph_dot():
     result = run("graph", str(FIXTURES / "legacy_matmul.py"), "--format", "dot", "--kernel", "indexed_add")
     assert result.exit_code == 0
-    assert result.output.startswith('digraph "indexed_add" {')
+    assert result.output.startswith(f'digraph "{FIXTURES / "legacy_matmul.py"}" {{')
+    assert 'label="indexed_add (@nki.jit)' in result.output
     assert "-> " in result.output and 'label="reads"' in result.output
 
 

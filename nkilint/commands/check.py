@@ -330,6 +330,14 @@ def _render(run: Run, fmt: str, color: bool, statistics: bool, include_suppresse
         from ..reporters.github import render_github
 
         return render_github(run)
+    if fmt == "gitlab":
+        from ..reporters.gitlab import render_gitlab
+
+        return render_gitlab(run)
+    if fmt == "junit":
+        from ..reporters.junit import render_junit
+
+        return render_junit(run)
     if fmt == "concise":
         from ..reporters.text import render_concise
 

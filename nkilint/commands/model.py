@@ -58,7 +58,8 @@ def _load(path: Path, project: Project, settings: Settings, display: str) -> Fil
 @click.option("--target", type=click.Choice(target_names(), case_sensitive=False))
 @click.option("--sdk", help="Neuron SDK release (2.20 ... 2.34; default: the project's pin, else the newest).")
 @click.option("--nki-version", type=click.Choice(VERSION_NAMES))
-@click.option("--memory/--no-memory", default=True, show_default=True, help="Include the per-kernel memory summary (JSON).")
+@click.option("--memory/--no-memory", default=True, show_default=True,
+              help="Include the per-kernel memory summary (JSON; the peaks in each DOT cluster's label).")
 @click.option("--config", type=click.Path(exists=True, dir_okay=False))
 def graph_command(file: str, kernel_name: str | None, output_format: str, target, sdk, nki_version, memory: bool, config) -> None:
     """Print the kernel graph of FILE (see docs/graph.md for the JSON)."""
@@ -75,9 +76,10 @@ def graph_command(file: str, kernel_name: str | None, output_format: str, target
         names = ", ".join(k.name for k in model.kernels) or "none"
         _fail(f"no kernel named {kernel_name!r} in {file}; kernels found: {names}")
     if output_format == "dot":
-        from ..model.graph import to_dot
+        from ..model.graph_dot import file_dot
 
-        click.echo("".join(to_dot(k.graph) for k in kernels), nl=False)
+        titles = [_dot_title(k, settings, memory) for k in kernels]
+        click.echo(file_dot(file, [(k.graph, t) for k, t in zip(kernels, titles)]), nl=False)
         return
     out = {
         "schema_version": GRAPH_SCHEMA_VERSION,
@@ -99,6 +101,22 @@ def graph_command(file: str, kernel_name: str | None, output_format: str, target
                 entry["memory"] = summary
         out["kernels"].append(entry)
     click.echo(json.dumps(out, indent=2, default=str))
+
+
+def _dot_title(kernel, settings: Settings, memory: bool) -> str:
+    """A kernel's cluster label: name, how it is a kernel, and its peaks
+    ("at least" unless every on-chip size is exact)."""
+    title = f"{kernel.name} ({kernel.how})"
+    summary = _memory_summary(kernel, settings) if memory else None
+    if summary is None:
+        return title
+    from ..model.memory import fmt_bytes
+
+    sbuf, psum = summary["sbuf"], summary["psum"]
+    sbuf_peak = ("" if sbuf["exact"] else "at least ") + fmt_bytes(sbuf["peak_bytes"])
+    banks = psum["peak_banks"]
+    psum_peak = ("" if psum["exact"] else "at least ") + f"{banks} bank{'s' if banks != 1 else ''}"
+    return f"{title}\nSBUF peak {sbuf_peak} per partition, PSUM peak {psum_peak}"
 
 
 def _memory_summary(kernel, settings: Settings):

@@ -278,34 +278,6 @@ def _node_json(node_id: str, data: dict) -> dict:
     return out
 
 
-def to_dot(graph: KernelGraph) -> str:
-    """Graphviz DOT text of a kernel graph."""
-    shapes = {"tensor": "box", "view": "box", "op": "ellipse", "loop": "diamond"}
-    styles = {"view": "dashed", "loop": "dotted"}
-    lines = [f'digraph "{graph.name}" {{', "  rankdir=LR;"]
-    for node_id, data in sorted(graph.g.nodes(data=True), key=lambda x: x[1]["seq"]):
-        kind = data.get("kind")
-        if kind == "tensor":
-            shape = data.get("shape_v")
-            dims = "?" if shape is None else "x".join(str(dim_json(d)) if isinstance(dim_json(d), int) else "?" for d in shape)
-            label = f"{data.get('name') or node_id}\\n{data.get('buffer')} {data.get('dtype') or '?'} [{dims}]"
-        elif kind == "view":
-            label = f"{data.get('name') or node_id}[{data.get('index') or ''}]"
-        elif kind == "op":
-            label = f"{data.get('api', '').rsplit('.', 1)[-1]}\\n({data.get('engine')})"
-        else:
-            label = f"{data.get('loop_kind')} {data.get('iterator') or ''}\\ntrip {dim_json(data.get('trip_v'))}"
-        label = label.replace('"', "'")
-        style = f', style="{styles[kind]}"' if kind in styles else ""
-        lines.append(f'  {node_id} [label="{label}", shape={shapes.get(kind, "box")}{style}];')
-    for u, v, d in graph.g.edges(data=True):
-        kind = d.get("kind")
-        style = ', style="dotted"' if kind in ("in_loop", "view_of") else ""
-        lines.append(f'  {u} -> {v} [label="{kind}"{style}];')
-    lines.append("}")
-    return "\n".join(lines) + "\n"
-
-
 def bytes_per_partition(shape: tuple[Value, ...] | None, dtype: Value, partition_axis: int = 0) -> Value:
     """Bytes one partition holds: product of the free dims times the dtype size."""
     from .values import Unknown, int_binop

@@ -632,7 +632,7 @@ def summarize(kernel: Any, target: Target) -> dict:
             "peak_bytes": 139264,                    # most bytes live at once (lower bound)
             "peak_line": 31,                         # the allocation where the peak is reached
             "peak_tensors": ["x", "w"],              # tensors live at the peak
-            "exact": true,                           # every size in the peak is exact
+            "exact": true,                           # every on-chip size is exact: the true peak
             "tensors": [TENSOR, ...],                # every on-chip tensor, in program order
             "loops": [LOOP, ...],                    # per loop: bytes allocated in it, peak inside it
             "by_depth": [{"depth": 0, "tensors": 3, "bytes": 4096}, ...]  # per loop nesting level
@@ -684,12 +684,26 @@ def _buffer_summary(mem: KernelMemory, buffer: str) -> dict:
         peak_bytes=peak * unit,
         peak_line=peak_at.line if peak_at else None,
         peak_tensors=[t.name for t in peak_set],
-        exact=all(t.exact for t in peak_set),
+        exact=_peak_exact(mem, tensors, peak_set),
         tensors=[_tensor_json(mem, t) for t in tensors],
         loops=_loops_json(mem, buffer, totals),
         by_depth=_depth_json(mem, tensors),
     )
     return out
+
+
+def _peak_exact(mem: KernelMemory, tensors: list[TensorMem], peak_set: list[TensorMem]) -> bool:
+    """Whether the peak is the true peak, not only a lower bound: every
+    counted tensor of the buffer has an exact size (and an explicitly placed
+    one an exact placement). A tensor of unknown size counts as its lower
+    bound (often 0) and is left out of the sweep, so it can be live at, or
+    make, a higher peak than the one computed: never exact then."""
+    for t in tensors:
+        if not t.counted:
+            continue
+        if not t.exact or (t.explicit and placement(t, mem.target) is None):
+            return False
+    return all(t.exact for t in peak_set)
 
 
 def _line_at(mem: KernelMemory, pos: int) -> int | None:

@@ -89,6 +89,9 @@ class FileModel:
     kernels: list[Kernel] = field(default_factory=list)
     stats: InterpStats = field(default_factory=InterpStats)
     device_function_ids: set[int] = field(default_factory=set)
+    # id(function node) -> the kernel whose analysis first inlined it: a
+    # helper's code runs inside that kernel (findings name it).
+    called_from: dict[int, str] = field(default_factory=dict)
     # The target Neuron SDK release (nkilint.releases.Release); None: the
     # newest release of ``version``.
     release: Any = None
@@ -262,6 +265,8 @@ def analyze_file(source: SourceFile, project: Project | None, target: Target, ve
         before = set(model.stats.functions_visited)
         kernel = _interpret(cand, module, target, version, legacy, model.stats)
         reached_by[id(cand.node)] = model.stats.functions_visited - before
+        for function in reached_by[id(cand.node)]:
+            model.called_from.setdefault(function, kernel.name)
         model.kernels.append(kernel)
         visited |= model.stats.functions_visited
     # Roots reached from another root (directly or through helpers) are

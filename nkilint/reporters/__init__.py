@@ -2,4 +2,4 @@
 
 from __future__ import annotations
 
-FORMATS = ("text", "concise", "json", "sarif", "github")
+FORMATS = ("text", "concise", "json", "sarif", "github", "gitlab", "junit")

@@ -10,6 +10,9 @@ lines and columns in code points, end exclusive), ``hint``, ``fix`` (null
 or ``{"description", "safe", "edits": [{"range", "replacement"}]}``),
 ``related`` (each ``{"path", "range", "message"}``), ``kernel``, ``suppressed``,
 ``baselined`` (suppressed because ``--baseline`` lists it), ``data``.
+``kernel`` is the kernel the finding's code runs in: the kernel whose
+definition holds it, or the kernel of the file that calls the helper it is
+in; null at module level and in helpers no kernel of the file calls.
 """
 
 from __future__ import annotations
