@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import linecache
+import ast
 import math
-import re
 from typing import Iterator
 
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model import dataflow as df
-from nkilint.model.graph import KernelGraph
+from nkilint.model.graph import KernelGraph, Site
+from nkilint.model.scopes import Scopes
 from nkilint.model.values import Const, TensorV
 from nkilint.rule import invalid, valid
 
@@ -48,6 +48,7 @@ add an eps (`bias=eps`, or an add before the call) for log, rsqrt and
 reciprocal.
 """
     references = (ACT_DOC,)
+    requires = (Scopes,)
     examples = (
         invalid(
             """
@@ -275,18 +276,48 @@ def _may_be_eps(value) -> bool:
     return not isinstance(value, Const)
 
 
-def _mentions_pi(site) -> bool:
-    """The function around the call mentions pi or a modulo (a range reduction
-    the graph may not show, e.g. through a helper the model could not follow)."""
-    try:
-        path = getattr(site, "file", "")
-        line = getattr(site, "line", 0)
-        lines = linecache.getlines(path)
-        start = max(0, line - 60)
-        text = "".join(lines[start:line])
-    except Exception:  # pragma: no cover - best effort only
+_REDUCTION_NAMES = frozenset({"pi", "mod", "fmod", "remainder"})
+
+
+def _reduction_syntax(node: ast.AST) -> bool:
+    """pi (``math.pi``, ``np.pi``, ``from math import pi``), a modulo
+    (``x % n``, ``nl.mod``, ``fmod``, ``remainder``); ``"%d" % x`` is string
+    formatting, not a modulo."""
+    if isinstance(node, ast.Name):
+        return node.id in _REDUCTION_NAMES
+    if isinstance(node, ast.Attribute):
+        return node.attr in _REDUCTION_NAMES
+    if isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(node.op, ast.Mod):
+        left = node.left if isinstance(node, ast.BinOp) else node.target
+        return not (isinstance(left, (ast.Constant, ast.JoinedStr)) and not isinstance(
+            getattr(left, "value", None), (int, float)))
+    return False
+
+
+def _mentions_pi(scopes: Scopes, site: Site | None) -> bool:
+    """The function around the call (or around a call that led to it)
+    mentions pi or a modulo up to the call's line, directly or through a
+    module-level name bound to such an expression (``TWO_PI = 2 * math.pi``):
+    a range reduction the graph may not show, e.g. through a helper the
+    model could not follow."""
+    if site is None:
         return False
-    return bool(re.search(r"\bpi\b|\.pi\b|%|\bmod\b|fmod|remainder", text))
+    for path, node in ((site.file, site.node), *site.chain):
+        index = scopes.index_for(path)
+        fn = index.enclosing_function(node) if index is not None else None
+        if fn is None:
+            continue
+        line = getattr(node, "end_lineno", None) or getattr(node, "lineno", 0)
+        for sub in index.subtree(fn):
+            if getattr(sub, "lineno", line) > line:
+                continue
+            if _reduction_syntax(sub):
+                return True
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and any(
+                    _reduction_syntax(n) for v in index.assigned_values(sub.id, index.tree)
+                    if index.enclosing_function(v) is None for n in ast.walk(v)):
+                return True
+    return False
 
 
 def _probability_source(graph: KernelGraph, src: str) -> set[str]:
@@ -328,6 +359,7 @@ def _variance_source(graph: KernelGraph, src: str) -> set[str]:
 
 
 def activation_ranges(ctx: RuleContext) -> Iterator[Spot]:
+    scopes = ctx.analysis(Scopes)
     for kernel, graph in ctx.model.graphs():
         for op, data in graph.ops():
             func = activation_func(data)
@@ -346,7 +378,7 @@ def activation_ranges(ctx: RuleContext) -> Iterator[Spot]:
                 base = graph.attrs(df.base(graph, src0))
                 if base.get("origin") == "alloc" and not writers:
                     continue  # the model saw nothing write the angles: unknown provenance
-                if not _range_reduced(graph, src0) and not _mentions_pi(data.get("site")):
+                if not _range_reduced(graph, src0) and not _mentions_pi(scopes, data.get("site")):
                     why = (f"nisa.activation(op=nl.{func}) has no range reduction: ScalarE evaluates its polynomial only "
                            f"on {_RANGED[func]} (sin(9.0) returns about 27.65); reduce the argument (x mod 2*pi) first "
                            f"or call nl.{func}, which range-reduces")
