@@ -60,3 +60,48 @@ def test_pi_after_the_call_does_not_count(tmp_path):
     code = SIN.format(line="x = 1", prelude="").replace(
         "    return out", "    half = math.pi\n    return out")
     assert [f.span.start_line for f in _lint(tmp_path, code)] == [14]
+
+
+# -- NKI514 log-of-low-precision-sum -------------------------------------------------------
+LOG_OF = """
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+@nki.jit
+def kernel(x, y):
+    out = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.shared_hbm)
+    t = nl.load(x[0:128, 0:512], dtype={dtype})
+    u = nl.load(y[0:128, 0:512], dtype=nl.bfloat16)
+    s = {expr}
+    nl.store(out, value=nl.log(s))
+    return out
+"""
+
+
+def _log_rules(tmp_path: Path, expr: str, dtype: str = "nl.bfloat16") -> list[tuple[str, int]]:
+    code = LOG_OF.format(expr=expr, dtype=dtype)
+    return [(f.rule_id, f.span.start_line) for f in _lint(tmp_path, code, select=("NKI5",))]
+
+
+def test_one_plus_x_rounded_to_bf16_or_fp16_is_reported_at_the_add(tmp_path):
+    assert _log_rules(tmp_path, "t + 1.0") == [("NKI514", 10)]
+    assert _log_rules(tmp_path, "nl.add(2.0, t)", dtype="nl.float16") == [("NKI514", 10)]
+
+
+def test_an_eps_a_tensor_sum_an_fp32_sum_or_an_unknown_dtype_is_not(tmp_path):
+    assert _log_rules(tmp_path, "t + 1e-6") == []  # log(p + eps): the sum is not near 1
+    assert _log_rules(tmp_path, "t + u") == []  # the values of u are unknown
+    assert _log_rules(tmp_path, "nl.add(t, 1.0, dtype=nl.float32)") == []
+    assert _log_rules(tmp_path, "t + 1.0", dtype="nl.float32") == []
+
+
+def test_a_low_precision_reduction_is_left_to_nki503(tmp_path):
+    # The rounded sum of a reduction is NKI503's finding; NKI514 does not repeat it.
+    assert _log_rules(tmp_path, "nl.sum(t, axis=1)") == [("NKI503", 10)]
+
+
+def test_the_message_names_the_log_and_the_lost_bits(tmp_path):
+    code = LOG_OF.format(expr="t + 1.0", dtype="nl.bfloat16")
+    (finding,) = _lint(tmp_path, code, select=("NKI514",))
+    assert "rounded to bfloat16 before the log at line 11" in finding.message
+    assert "below 2^-8" in finding.message
