@@ -35,6 +35,9 @@ between the variance and the inversion adds anything or clamps it (only
 scalings, copies and a square root): `nl.reciprocal(nl.sqrt(ms))`,
 `1.0 / nl.sqrt(ms)`, `nl.divide(x, nl.sqrt(ms))`, `nisa.reciprocal`,
 `nisa.tensor_scalar(op1=nl.rsqrt)` or `op1=nl.power, operand1=-0.5`.
+Every release and target: the input ranges are those of the activation
+table, unchanged from trn1 to trn3, and a zero variance is a zero divisor
+on any engine.
 
 **Why on Trainium:** ScalarE evaluates activations with piecewise
 polynomials that are valid only on limited input ranges: sin `[-pi, pi]`

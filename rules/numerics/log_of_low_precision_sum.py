@@ -30,7 +30,8 @@ An elementwise add of a constant of at least 0.5 (`1 + x`, softplus's
 (`nl.log`, `nisa.activation(op=nl.log)`). Sum reductions kept in low
 precision are NKI503's, running sums across a loop NKI502's; an add fused
 into the log (`bias=1.0` on the activation) is computed in fp32 and is
-not reported.
+not reported. It applies to every release and target: the rounding of an
+engine's output to the destination dtype is the hardware's.
 
 **Why on Trainium:** VectorE and ScalarE compute in fp32 but round the
 result to the destination dtype, so the sum `1 + x` is stored with 8
