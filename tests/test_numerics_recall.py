@@ -105,3 +105,28 @@ def test_the_message_names_the_log_and_the_lost_bits(tmp_path):
     (finding,) = _lint(tmp_path, code, select=("NKI514",))
     assert "rounded to bfloat16 before the log at line 11" in finding.message
     assert "below 2^-8" in finding.message
+
+
+def test_a_per_iteration_sum_in_a_loop_is_reported_a_running_sum_is_not(tmp_path):
+    code = """
+    import nki
+    import nki.language as nl
+    import nki.isa as nisa
+
+    @nki.jit
+    def kernel(x):
+        out = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.shared_hbm)
+        s = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.sbuf)
+        acc = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.sbuf)
+        nisa.memset(dst=acc, value=0.0)
+        for i in range(16):
+            t = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=x[i * 128:(i + 1) * 128, :])
+            nisa.tensor_scalar(dst=s, data=t, op0=nl.add, operand0=1.0)
+            nisa.activation(dst=t, op=nl.log, data=s)
+            nisa.tensor_scalar(dst=acc, data=acc, op0=nl.add, operand0=1.0)
+        nisa.activation(dst=acc, op=nl.log, data=acc)
+        nisa.dma_copy(dst=out, src=acc)
+        return out
+    """
+    assert [f.span.start_line for f in _lint(tmp_path, code, select=("NKI514",))] == [15]

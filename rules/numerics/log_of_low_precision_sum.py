@@ -138,13 +138,21 @@ def _constant_addend(graph: KernelGraph, op: str) -> float | None:
     if df.is_sum_reduction(data):
         return None
     s = df.short(data.get("api"))
-    if s == "activation" and df.func_params(data).get("op") not in ("copy", "identity"):
+    if s == "exponential" or (s in ("activation", "activation_reduce") and
+                              df.func_params(data).get("op") not in ("copy", "identity")):
         return None  # exp(x + b) is not a sum
     for value in df.added_scalars(graph, op):
         number = df.const_number(value)
         if number is not None and number >= 0.5:
             return number
     return None
+
+
+def _running_sum(graph: KernelGraph, add: str, dst: str) -> bool:
+    """The add reads the tile it writes, across a loop: a running sum, NKI502's finding."""
+    target = df.base(graph, dst)
+    reads_itself = any(df.base(graph, n) == target for _, n in df.reads(graph, add))
+    return reads_itself and df.accumulation_loop(graph, add, dst, dst) is not None
 
 
 def low_precision_log_sums(ctx: RuleContext) -> Iterator[Spot]:
@@ -162,7 +170,7 @@ def low_precision_log_sums(ctx: RuleContext) -> Iterator[Spot]:
             add = writers[0]
             constant = _constant_addend(graph, add)
             dsts = [n for p, n in df.writes(graph, add) if p in ("dst", "result")]
-            if constant is None or not dsts or df.accumulation_loop(graph, add, dsts[0], dsts[0]) is not None:
+            if constant is None or not dsts or _running_sum(graph, add, dsts[0]):
                 continue
             bits, smallest = _BITS[dtype]
             below = smallest if constant == 1 else f"{constant:g} x {smallest}"
