@@ -130,3 +130,284 @@ def test_a_per_iteration_sum_in_a_loop_is_reported_a_running_sum_is_not(tmp_path
         return out
     """
     assert [f.span.start_line for f in _lint(tmp_path, code, select=("NKI514",))] == [15]
+
+
+# -- NKI506: the inversions of a variance ------------------------------------------------
+EPS_LEGACY = """import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+@nki.jit
+def k1(x, eps):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.load(x[0:128, 0:512])
+    ms = nl.mean(nl.square(t), axis=1)
+    r = nl.reciprocal(nl.sqrt(ms + eps))
+    nl.store(out, value=t * r)
+    return out
+
+@nki.jit
+def k2(x):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.load(x[0:128, 0:512])
+    ms = nl.mean(nl.square(t), axis=1)
+    r = 1.0 / (nl.sqrt(ms) + 1e-6)
+    nl.store(out, value=t * r)
+    return out
+
+@nki.jit
+def k3(x, eps=1e-5):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.load(x[0:128, 0:512])
+    ms = nl.mean(t * t, axis=1)
+    nl.store(out, value=nl.divide(t, nl.sqrt(nl.add(ms, eps))))
+    return out
+
+@nki.jit
+def k4(x):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.load(x[0:128, 0:512])
+    v = nl.var(t, axis=1)
+    nl.store(out, value=t * nl.reciprocal(nl.maximum(v, 1e-6)))
+    return out
+
+@nki.jit
+def k5(x):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.load(x[0:128, 0:512])
+    s = nl.sum(t, axis=1)
+    nl.store(out, value=t / s)
+    return out
+"""
+
+EPS_CURRENT = """import nki
+import nki.language as nl
+import nki.isa as nisa
+
+@nki.jit
+def k1(x, eps):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[0:128, 0:512])
+    sq = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    ss = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.activation(dst=sq, op=nl.square, data=t, reduce_op=nl.add, reduce_res=ss)
+    rms = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.activation(dst=rms, op=nl.sqrt, data=ss, scale=1.0 / 512, bias=eps)
+    inv = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.reciprocal(dst=inv, data=rms)
+    nisa.tensor_scalar(dst=t, data=t, op0=nl.multiply, operand0=inv)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+@nki.jit
+def k2(x, eps):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[0:128, 0:512])
+    sq = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    ss = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.activation(dst=sq, op=nl.square, data=t, reduce_op=nl.add, reduce_res=ss)
+    var = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_scalar(dst=var, data=ss, op0=nl.multiply, operand0=1.0 / 512, op1=nl.add, operand1=eps)
+    inv = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.reciprocal(dst=inv, data=var)
+    nisa.tensor_scalar(dst=t, data=t, op0=nl.multiply, operand0=inv)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+@nki.jit
+def k3(x):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[0:128, 0:512])
+    sq = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    ss = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.activation(dst=sq, op=nl.square, data=t, reduce_op=nl.add, reduce_res=ss)
+    inv = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_scalar(dst=inv, data=ss, op0=nl.add, operand0=1e-6, op1=nl.rsqrt)
+    nisa.tensor_scalar(dst=t, data=t, op0=nl.multiply, operand0=inv)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+@nki.jit
+def k4(x, eps):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[0:128, 0:512])
+    sq = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    ss = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.activation(dst=sq, op=nl.square, data=t, reduce_op=nl.add, reduce_res=ss)
+    inv = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_scalar(dst=inv, data=ss, op0=nl.add, operand0=eps, op1=nl.power, operand1=-0.5)
+    nisa.tensor_scalar(dst=t, data=t, op0=nl.multiply, operand0=inv)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+@nki.jit
+def k5(x):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[0:128, 0:512])
+    st = nl.ndarray((128, 6), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.bn_stats(dst=st, data=t)
+    mv = nl.ndarray((128, 2), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.bn_aggr(dst=mv, data=st)
+    ve = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_scalar(dst=ve, data=mv[:, 1:2], op0=nl.add, operand0=1e-5)
+    inv = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.reciprocal(dst=inv, data=ve)
+    nisa.tensor_scalar(dst=t, data=t, op0=nl.multiply, operand0=inv)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+"""
+
+NO_EPS_LEGACY = """import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+@nki.jit
+def k_recip(x):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.load(x[0:128, 0:512])
+    ms = nl.mean(nl.square(t), axis=1)
+    r = nl.reciprocal(nl.sqrt(ms))
+    nl.store(out, value=t * r)
+    return out
+
+@nki.jit
+def k_div(x):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.load(x[0:128, 0:512])
+    ms = nl.mean(nl.square(t), axis=1)
+    r = 1.0 / nl.sqrt(ms)
+    nl.store(out, value=t * r)
+    return out
+
+@nki.jit
+def k_div2(x):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.load(x[0:128, 0:512])
+    ms = nl.mean(t * t, axis=1)
+    nl.store(out, value=nl.divide(t, nl.sqrt(ms)))
+    return out
+
+@nki.jit
+def k_rsqrt(x):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.load(x[0:128, 0:512])
+    ms = nl.mean(nl.square(t), axis=1)
+    nl.store(out, value=t * nl.rsqrt(ms))
+    return out
+
+@nki.jit
+def k_recip_var(x):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.load(x[0:128, 0:512])
+    v = nl.var(t, axis=1)
+    nl.store(out, value=t * nl.reciprocal(v))
+    return out
+"""
+
+NO_EPS_CURRENT = """import nki
+import nki.language as nl
+import nki.isa as nisa
+
+@nki.jit
+def k_sqrt_recip(x):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[0:128, 0:512])
+    sq = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    ss = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.activation(dst=sq, op=nl.square, data=t, reduce_op=nl.add, reduce_res=ss)
+    rms = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.activation(dst=rms, op=nl.sqrt, data=ss, scale=1.0 / 512)
+    inv = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.reciprocal(dst=inv, data=rms)
+    nisa.tensor_scalar(dst=t, data=t, op0=nl.multiply, operand0=inv)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+@nki.jit
+def k_rsqrt_act(x):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[0:128, 0:512])
+    sq = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    ss = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.activation(dst=sq, op=nl.square, data=t, reduce_op=nl.add, reduce_res=ss)
+    inv = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.activation(dst=inv, op=nl.rsqrt, data=ss, scale=1.0 / 512)
+    nisa.tensor_scalar(dst=t, data=t, op0=nl.multiply, operand0=inv)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+@nki.jit
+def k_recip_direct(x):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[0:128, 0:512])
+    sq = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_tensor(dst=sq, data1=t, data2=t, op=nl.multiply)
+    ss = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_reduce(dst=ss, data=sq, op=nl.add, axis=1)
+    inv = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.reciprocal(dst=inv, data=ss)
+    nisa.tensor_scalar(dst=t, data=t, op0=nl.multiply, operand0=inv)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+@nki.jit
+def k_bn(x):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[0:128, 0:512])
+    st = nl.ndarray((128, 6), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.bn_stats(dst=st, data=t)
+    mv = nl.ndarray((128, 2), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.bn_aggr(dst=mv, data=st)
+    inv = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.activation(dst=inv, op=nl.rsqrt, data=mv[:, 1:2])
+    nisa.tensor_scalar(dst=t, data=t, op0=nl.multiply, operand0=inv)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+@nki.jit
+def k_tsc_rsqrt(x):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[0:128, 0:512])
+    sq = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    ss = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.activation(dst=sq, op=nl.square, data=t, reduce_op=nl.add, reduce_res=ss)
+    inv = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_scalar(dst=inv, data=ss, op0=nl.multiply, operand0=1.0 / 512, op1=nl.rsqrt)
+    nisa.tensor_scalar(dst=t, data=t, op0=nl.multiply, operand0=inv)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+@nki.jit
+def k_pow(x):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[0:128, 0:512])
+    sq = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    ss = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.activation(dst=sq, op=nl.square, data=t, reduce_op=nl.add, reduce_res=ss)
+    inv = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_scalar(dst=inv, data=ss, op0=nl.multiply, operand0=1.0 / 512, op1=nl.power, operand1=-0.5)
+    nisa.tensor_scalar(dst=t, data=t, op0=nl.multiply, operand0=inv)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+"""
+
+
+def test_every_eps_or_clamp_form_silences_the_inversion(tmp_path):
+    # sqrt(ms + eps), sqrt(ms) + eps, nl.add(ms, eps), a maximum, a plain sum;
+    # a scalar bias on the sqrt, an add stage, add-then-rsqrt, add-then-power, bn_aggr + eps.
+    assert _lint(tmp_path, EPS_LEGACY) == []
+    assert _lint(tmp_path, EPS_CURRENT) == []
+
+
+def test_every_eps_free_inversion_is_reported_once(tmp_path):
+    assert [f.span.start_line for f in _lint(tmp_path, NO_EPS_LEGACY)] == [9, 18, 27, 35, 43]
+    assert [f.span.start_line for f in _lint(tmp_path, NO_EPS_CURRENT)] == [16, 30, 45, 60, 74, 88]
