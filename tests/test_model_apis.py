@@ -266,6 +266,47 @@ def test_dataflow_softmax_sums_and_added_scalars(tmp_path):
     assert "eps" in str(eps)
     assert dataflow.added_scalars(graph, by_line[(12, "divide")]) == []
 
+VARIANCES = """
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+@nki.jit
+def kernel(x, eps):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.load(x[0:128, 0:512])
+    ms = nl.mean(nl.square(t), axis=1)
+    a = nl.reciprocal(nl.sqrt(ms))
+    b = 1.0 / nl.sqrt(ms * 2.0)
+    c = nl.reciprocal(nl.sqrt(ms + eps))
+    d = nl.reciprocal(nl.maximum(ms, 1e-6))
+    e = nl.divide(t, nl.sum(t, axis=1))
+    nl.store(out, value=t * a * b * c * d * e)
+    return out
+"""
+
+
+def test_dataflow_variances_and_their_inverse(tmp_path):
+    model = model_for(tmp_path, VARIANCES)
+    graph = model.kernels[0].graph
+    at = {}
+    for op, data in graph.ops():
+        at.setdefault((data["site"].line, dataflow.short(data["api"])), op)
+    assert dataflow.squares(graph, at[(9, "square")])
+    assert dataflow.computes_variance(graph, at[(9, "mean")])
+    assert not dataflow.computes_variance(graph, at[(14, "sum")])  # a plain sum, no squares
+    # The divisor of 1.0 / x and of nl.divide(t, s); the input of nl.reciprocal.
+    how, node = dataflow.inverted_operand(graph, at[(11, "divide")])
+    assert how == "divide" and node in [n for _, n in dataflow.writes(graph, at[(11, "sqrt")])]
+    assert dataflow.inverted_operand(graph, at[(10, "reciprocal")])[0] == "reciprocal"
+    assert dataflow.inverted_operand(graph, at[(9, "mean")]) is None
+    # Through a square root and a scaling the variance is still eps-free; an add or a clamp ends it.
+    found = [dataflow.eps_free_variance(graph, dataflow.inverted_operand(graph, at[key])[1])
+             for key in ((10, "reciprocal"), (11, "divide"), (12, "reciprocal"), (13, "reciprocal"))]
+    assert found[0] == (at[(9, "mean")], True) and found[1] == (at[(9, "mean")], True)
+    assert found[2] is None and found[3] is None
+    assert dataflow.eps_free_variance(graph, dataflow.inverted_operand(graph, at[(14, "divide")])[1]) is None
+
+
 # -- expression facts ----------------------------------------------------------------
 def test_exprs_holds_tensor_param_and_nothing(tmp_path):
     model = model_for(tmp_path, CURRENT)

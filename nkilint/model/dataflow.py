@@ -375,10 +375,144 @@ def added_scalars(graph: KernelGraph, op: str) -> list[Value]:
     return out
 
 
+# -- variances and their inverse ---------------------------------------------------------
+def squares(graph: KernelGraph, op: str) -> bool:
+    """The op squares its data: ``nl.square``, an activation or ALU stage
+    ``square``, or a multiply of a tensor by itself."""
+    data = graph.attrs(op)
+    s = short(data.get("api"))
+    if func_params(data).get("op") == "square" or s == "square":
+        return True
+    if s == "multiply" or func_params(data).get("op") == "multiply":
+        ins = [base(graph, n) for _, n in reads(graph, op)]
+        return len(ins) >= 2 and ins[0] == ins[1]
+    return False
+
+
+def computes_variance(graph: KernelGraph, op: str) -> bool:
+    """The op produces a variance or a mean (sum) of squares: ``nl.var``,
+    ``bn_aggr``, or a sum reduction that squares its data or reads a
+    squared tile."""
+    data = graph.attrs(op)
+    if short(data.get("api")) in ("var", "bn_aggr"):
+        return True
+    if not is_sum_reduction(data) or short(data.get("api")) in ("bn_stats", "tensor_partition_reduce"):
+        return False
+    if squares(graph, op):
+        return True
+    return any(squares(graph, w) for _, n in reads(graph, op) for w in writers(graph, n))
+
+
+def _scalar_operand(value: Value | None) -> bool:
+    return value is not None and not isinstance(value, TensorV)
+
+
+def inverted_operand(graph: KernelGraph, op: str) -> tuple[str, str] | None:
+    """``(how, node)``: the tile an op takes the reciprocal or the reciprocal
+    square root of, and how (``rsqrt``, ``reciprocal``, ``divide`` for the
+    divisor of a division, ``power`` for a negative constant exponent);
+    None when the op inverts nothing. ``tensor_scalar`` computes ``data
+    op operand`` per stage (``reverse0/1`` swap the two)."""
+    data = graph.attrs(op)
+    s = short(data.get("api"))
+    funcs = func_params(data)
+    ins = dict(reads(graph, op))
+    params = data.get("params_v") or {}
+    if s in ("rsqrt", "reciprocal"):
+        node = ins.get("x") or ins.get("data")
+        return (s, node) if node else None
+    if s in ("divide", "true_divide") and "y" in ins:
+        return ("divide", ins["y"])
+    if s == "power" and "x" in ins and (const_number(params.get("y")) or 0) < 0:
+        return ("power", ins["x"])
+    if s in ("activation", "activation_reduce") and funcs.get("op") in ("rsqrt", "reciprocal") and "data" in ins:
+        return (funcs["op"], ins["data"])
+    if s == "tensor_tensor" and funcs.get("op") == "divide" and "data2" in ins:
+        return ("divide", ins["data2"])
+    if s in ("tensor_scalar", "tensor_scalar_reduce") and "data" in ins:
+        for stage, operand, reverse in (("op0", "operand0", "reverse0"), ("op1", "operand1", "reverse1")):
+            f = funcs.get(stage)
+            value = params.get(operand)
+            reversed_ = const_param(data, reverse) is True
+            if f in ("rsqrt", "reciprocal"):
+                return (f, ins["data"])
+            if f == "power" and not reversed_ and (const_number(value) or 0) < 0:
+                return ("power", ins["data"])
+            if f == "divide" and stage == "op0":
+                if reversed_ and _scalar_operand(value):
+                    return ("divide", ins["data"])
+                if not reversed_ and operand in ins:
+                    return ("divide", ins[operand])
+    return None
+
+
+# Ops a variance passes through unchanged in kind (scaled, copied, square-rooted): zero stays zero.
+_SCALING = {"multiply", "divide"}
+_COPIES = {"tensor_copy", "copy", "dma_copy", "sqrt"}
+
+
+def _passes_through(graph: KernelGraph, op: str) -> str | None:
+    """The single tile an op rescales, copies or takes the square root of,
+    when it adds nothing; None for anything else (an add, a clamp, a
+    subtraction, two tensor inputs that are not a scaling)."""
+    data = graph.attrs(op)
+    s = short(data.get("api"))
+    funcs = func_params(data)
+    ins = [(p, n) for p, n in reads(graph, op)]
+    params = data.get("params_v") or {}
+    if added_scalars(graph, op):
+        return None
+    if s in ("activation", "activation_reduce"):
+        if funcs.get("op") not in ("sqrt", "copy", "identity") or isinstance(params.get("bias"), TensorV):
+            return None
+        datas = [n for p, n in ins if p == "data"]
+        return datas[0] if len(datas) == 1 else None
+    if s in _COPIES:
+        srcs = [n for p, n in ins if p in ("src", "x", "data")]
+        return srcs[0] if len(srcs) == 1 and len(ins) == 1 else None
+    if s in ("tensor_scalar",):
+        stages = [funcs[k] for k in ("op0", "op1") if k in funcs]
+        if not stages or any(f not in _SCALING for f in stages) or const_param(data, "reverse0") is True \
+                or const_param(data, "reverse1") is True:
+            return None
+        datas = [n for p, n in ins if p == "data"]
+        return datas[0] if len(datas) == 1 else None
+    if s in _SCALING and (data.get("api") or "").startswith("nki.language."):
+        tensors = [n for p, n in ins if p in ("x", "y")]
+        if len(tensors) == 1 and (s == "multiply" or dict(ins).get("x") == tensors[0]):
+            return tensors[0]
+    return None
+
+
+def eps_free_variance(graph: KernelGraph, node_id: str, depth: int = 6) -> tuple[str, bool] | None:
+    """``(variance op, through_sqrt)`` when the tile ``node_id`` is a
+    variance (``computes_variance``) that reached it only through ops that
+    rescale, copy or take its square root, none adding anything: no eps, no
+    clamp anywhere on the way. A tile written by more than one op, or by
+    anything else, gives None (the model cannot say the eps is missing)."""
+    through_sqrt = False
+    node = node_id
+    for _ in range(depth):
+        ws = writers(graph, node)
+        if len(ws) != 1:
+            return None
+        w = ws[0]
+        if computes_variance(graph, w):
+            return (w, through_sqrt)
+        nxt = _passes_through(graph, w)
+        if nxt is None:
+            return None
+        wdata = graph.attrs(w)
+        if short(wdata.get("api")) == "sqrt" or func_params(wdata).get("op") == "sqrt":
+            through_sqrt = True
+        node = nxt
+    return None
+
+
 __all__ = [
-    "accumulation_loop", "added_scalars", "base", "const_number", "const_param", "consumers", "dtype_of",
-    "element_count", "exp_input", "func_params", "index_may_depend_on", "is_division", "is_exp", "is_max_reduction",
-    "is_subtract", "is_sum_reduction", "loop_trip_exact", "loop_trip_upper", "max_subtracted", "op_order", "param",
-    "producers", "readers", "reads", "repeats", "short", "sum_of_max_subtracted_exps", "tensors_of", "writers",
-    "writes",
+    "accumulation_loop", "added_scalars", "base", "computes_variance", "const_number", "const_param", "consumers",
+    "dtype_of", "element_count", "eps_free_variance", "exp_input", "func_params", "index_may_depend_on",
+    "inverted_operand", "is_division", "is_exp", "is_max_reduction", "is_subtract", "is_sum_reduction",
+    "loop_trip_exact", "loop_trip_upper", "max_subtracted", "op_order", "param", "producers", "readers", "reads",
+    "repeats", "short", "squares", "sum_of_max_subtracted_exps", "tensors_of", "writers", "writes"
 ]

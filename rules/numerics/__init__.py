@@ -21,6 +21,7 @@ from .exp2_scale_leftover import Exp2ScaleLeftover
 from .fill_value_overflow import FillValueOverflow
 from .fp8_e4m3_range import Fp8E4m3Range
 from .integer_through_fp32 import IntegerThroughFp32
+from .log_of_low_precision_sum import LogOfLowPrecisionSum
 from .low_precision_accumulator import LowPrecisionAccumulator
 from .low_precision_psum_accumulation import LowPrecisionPsumAccumulation
 from .low_precision_reduction import LowPrecisionReduction
@@ -43,4 +44,5 @@ RULES = (
     EnginePrecisionChoice,  # NKI511
     FillValueOverflow,  # NKI512
     MixedDtypePromotion,  # NKI513
+    LogOfLowPrecisionSum,  # NKI514
 )

@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import linecache
-import math
-import re
-from typing import Iterator
-
 from nkilint.context import RuleContext
 from nkilint.findings import Level
-from nkilint.model import dataflow as df
-from nkilint.model.graph import KernelGraph
-from nkilint.model.values import Const, TensorV
+from nkilint.model.scopes import Scopes
 from nkilint.rule import invalid, valid
 
-from ._spots import ACT_DOC, NumericsRule, Spot, activation_func, tile_name
+from ._ranges import activation_ranges
+from ._spots import ACT_DOC, NumericsRule
 
 
 class ActivationInputRange(NumericsRule):
@@ -22,8 +16,9 @@ class ActivationInputRange(NumericsRule):
     name = "activation-input-range"
     family = "numerics"
     level = Level.WARNING
-    summary = "A ScalarE activation (sin, log, rsqrt, reciprocal) gets inputs outside its valid range"
-    fix_hint = "range-reduce (nl.sin) or add an eps (bias=eps) before the activation"
+    summary = ("A ScalarE activation (sin, log, rsqrt, reciprocal) gets inputs outside its valid range, "
+               "or a variance is inverted with no eps")
+    fix_hint = "range-reduce (nl.sin) or add an eps (bias=eps) before the activation or the inversion"
     explanation = """
 `nisa.activation(op=nl.sin / nl.arctan)` on data that was not range-reduced
 (no modulo or pi-offset upstream); `log` of probabilities (exp, softmax or
@@ -35,6 +30,15 @@ operand0=eps)`, `nl.add(x, eps)`), or a clamp (`maximum`). The log of a
 softmax denominator (a sum of `exp(x - max)`, also kept as an online
 running sum) is at least 1 by construction and is not reported.
 
+The other ways of inverting a variance are reported too when nothing
+between the variance and the inversion adds anything or clamps it (only
+scalings, copies and a square root): `nl.reciprocal(nl.sqrt(ms))`,
+`1.0 / nl.sqrt(ms)`, `nl.divide(x, nl.sqrt(ms))`, `nisa.reciprocal`,
+`nisa.tensor_scalar(op1=nl.rsqrt)` or `op1=nl.power, operand1=-0.5`.
+Every release and target: the input ranges are those of the activation
+table, unchanged from trn1 to trn3, and a zero variance is a zero divisor
+on any engine.
+
 **Why on Trainium:** ScalarE evaluates activations with piecewise
 polynomials that are valid only on limited input ranges: sin `[-pi, pi]`
 (no range reduction: `sin(9.0)` returns about 27.65), arctan
@@ -45,9 +49,11 @@ thousands of radians, probabilities that underflow to 0, a zero variance).
 
 **Fix:** Call `nl.sin` (which range-reduces) or reduce `x mod 2*pi` first;
 add an eps (`bias=eps`, or an add before the call) for log, rsqrt and
-reciprocal.
+reciprocal, and to the variance before any other inversion
+(`nl.sqrt(ms + eps)`, `tensor_scalar(op1=nl.add, operand1=eps)`).
 """
     references = (ACT_DOC,)
+    requires = (Scopes,)
     examples = (
         invalid(
             """
@@ -106,6 +112,87 @@ reciprocal.
             """,
             lines=[12],
             title="legacy API: log of softmax probabilities (they underflow to 0)",
+        ),
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def rms_norm(x):
+                out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+                t = nl.load(x[0:128, 0:512])
+                ms = nl.mean(nl.square(t), axis=1)
+                r = nl.reciprocal(nl.sqrt(ms))
+                nl.store(out, value=t * r)
+                return out
+            """,
+            lines=[9],
+            title="legacy API: reciprocal of the square root of a mean of squares, no eps",
+        ),
+        invalid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def rms_norm(x):
+                out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+                t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.dma_copy(dst=t, src=x[0:128, 0:512])
+                sq = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                ss = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.activation(dst=sq, op=nl.square, data=t, reduce_op=nl.add, reduce_res=ss)
+                rms = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.activation(dst=rms, op=nl.sqrt, data=ss, scale=1.0 / 512)
+                inv = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.reciprocal(dst=inv, data=rms)
+                nisa.tensor_scalar(dst=t, data=t, op0=nl.multiply, operand0=inv)
+                nisa.dma_copy(dst=out, src=t)
+                return out
+            """,
+            lines=[16],
+            title="current API: nisa.reciprocal of sqrt(mean of squares), no eps",
+        ),
+        valid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def rms_norm(x, eps):
+                out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+                t = nl.load(x[0:128, 0:512])
+                ms = nl.mean(nl.square(t), axis=1)
+                r = nl.reciprocal(nl.sqrt(ms + eps))
+                nl.store(out, value=t * r)
+                return out
+            """,
+            title="legacy API: eps added to the mean of squares before sqrt and reciprocal",
+        ),
+        valid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def rms_norm(x, eps):
+                out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+                t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.dma_copy(dst=t, src=x[0:128, 0:512])
+                sq = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                ss = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.activation(dst=sq, op=nl.square, data=t, reduce_op=nl.add, reduce_res=ss)
+                inv = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.tensor_scalar(dst=inv, data=ss, op0=nl.multiply, operand0=1.0 / 512, op1=nl.add, operand1=eps)
+                nisa.tensor_scalar(dst=inv, data=inv, op0=nl.power, operand0=-0.5)
+                nisa.tensor_scalar(dst=t, data=t, op0=nl.multiply, operand0=inv)
+                nisa.dma_copy(dst=out, src=t)
+                return out
+            """,
+            title="current API: mean of squares plus eps, then a power -0.5",
         ),
         valid(
             """
@@ -211,154 +298,3 @@ reciprocal.
 
     def spots(self, ctx: RuleContext):
         return activation_ranges(ctx)
-
-
-_RANGED = {"sin": "[-pi, pi]", "arctan": "[-pi/2, pi/2]", "log": "[2^-64, 2^64]", "rsqrt": "[2^-87, 2^97]",
-           "reciprocal": "+-[2^-42, 2^42]", "sqrt": "[2^-116, 2^118]"}
-
-
-_PI_MULTIPLES = [math.pi * k for k in (0.5, 1.0, 1.5, 2.0)]
-
-
-def _range_reduced(graph: KernelGraph, src: str) -> bool:
-    for p in df.producers(graph, src, depth=8):
-        pdata = graph.attrs(p)
-        s = df.short(pdata.get("api"))
-        funcs = set(df.func_params(pdata).values())
-        if s in ("mod", "fmod", "remainder") or funcs & {"mod", "fmod", "remainder"}:
-            return True
-        for value in (pdata.get("params_v") or {}).values():
-            v = df.const_number(value)
-            if v is not None and any(abs(abs(v) - m) < 1e-3 for m in _PI_MULTIPLES):
-                return True
-    return False
-
-
-def _has_positive_offset(graph: KernelGraph, op: str, src: str, origins: set[str]) -> bool:
-    """An eps: a bias on the op itself, or an add of a positive constant / a
-    maximum (clamp) between the ops that formed the value (``origins``: the
-    exp, the variance) and ``op``."""
-    data = graph.attrs(op)
-    bias = df.param(data, "bias")
-    if isinstance(bias, TensorV) or (df.const_number(bias) or 0) > 0:
-        return True
-    if any(_may_be_eps(v) for v in df.added_scalars(graph, op)):
-        return True
-    after: set[str] = set()
-    for o in origins:
-        after |= df.consumers(graph, o, depth=6)
-    for p in df.producers(graph, src, depth=4) & after:
-        pdata = graph.attrs(p)
-        funcs = {v for k, v in df.func_params(pdata).items() if k in ("op", "op0", "op1")}
-        s = df.short(pdata.get("api"))
-        if "maximum" in funcs or s == "maximum":
-            return True
-        if "add" in funcs or s == "add" or (s in ("activation",) and funcs <= {"copy", "identity"}):
-            params = pdata.get("params_v") or {}
-            for key in ("operand0", "operand1", "y", "x", "bias", "imm"):
-                v = df.const_number(params.get(key))
-                if v is not None and v > 0:
-                    return True
-            if s == "activation" and isinstance(params.get("bias"), TensorV):
-                return True
-        if any(_may_be_eps(v) for v in df.added_scalars(graph, p)):
-            return True
-    return False
-
-
-def _may_be_eps(value) -> bool:
-    """A scalar added on purpose: a positive constant, or a value the model
-    does not know (an ``eps`` passed in as a parameter)."""
-    number = df.const_number(value)
-    if number is not None:
-        return number > 0
-    return not isinstance(value, Const)
-
-
-def _mentions_pi(site) -> bool:
-    """The function around the call mentions pi or a modulo (a range reduction
-    the graph may not show, e.g. through a helper the model could not follow)."""
-    try:
-        path = getattr(site, "file", "")
-        line = getattr(site, "line", 0)
-        lines = linecache.getlines(path)
-        start = max(0, line - 60)
-        text = "".join(lines[start:line])
-    except Exception:  # pragma: no cover - best effort only
-        return False
-    return bool(re.search(r"\bpi\b|\.pi\b|%|\bmod\b|fmod|remainder", text))
-
-
-def _probability_source(graph: KernelGraph, src: str) -> set[str]:
-    """The ops (exp, softmax, sigmoid, division) that made src a probability."""
-    out = set()
-    for p in df.producers(graph, src, depth=3):
-        pdata = graph.attrs(p)
-        if df.is_exp(pdata) or df.short(pdata.get("api")) in ("softmax", "sigmoid") or \
-                df.func_params(pdata).get("op") in ("sigmoid",) or df.is_division(pdata):
-            out.add(p)
-    return out
-
-
-def _squares(graph: KernelGraph, op: str) -> bool:
-    data = graph.attrs(op)
-    s = df.short(data.get("api"))
-    if df.func_params(data).get("op") == "square" or s == "square":
-        return True
-    if s == "multiply" or df.func_params(data).get("op") == "multiply":
-        ins = [df.base(graph, n) for _, n in df.reads(graph, op)]
-        return len(ins) >= 2 and ins[0] == ins[1]
-    return False
-
-
-def _variance_source(graph: KernelGraph, src: str) -> set[str]:
-    """The ops that made src a variance or a mean of squares."""
-    out = set()
-    for p in df.producers(graph, src, depth=8):
-        pdata = graph.attrs(p)
-        if df.short(pdata.get("api")) in ("var", "bn_aggr", "bn_stats"):
-            out.add(p)
-        elif df.is_sum_reduction(pdata):
-            if _squares(graph, p):
-                out.add(p)
-            for _, n in df.reads(graph, p):
-                if any(_squares(graph, q) for q in df.writers(graph, n)):
-                    out.add(p)
-    return out
-
-
-def activation_ranges(ctx: RuleContext) -> Iterator[Spot]:
-    for kernel, graph in ctx.model.graphs():
-        for op, data in graph.ops():
-            func = activation_func(data)
-            s = df.short(data.get("api"))
-            if func is None and s in ("log", "rsqrt") and (data.get("api") or "").startswith("nki.language"):
-                func = s
-            if func not in _RANGED:
-                continue
-            src = [n for p, n in df.reads(graph, op) if p in ("data", "x")]
-            if not src:
-                continue
-            src0 = src[0]
-            why = None
-            if func in ("sin", "arctan") and func == activation_func(data):
-                writers = df.writers(graph, src0)
-                base = graph.attrs(df.base(graph, src0))
-                if base.get("origin") == "alloc" and not writers:
-                    continue  # the model saw nothing write the angles: unknown provenance
-                if not _range_reduced(graph, src0) and not _mentions_pi(data.get("site")):
-                    why = (f"nisa.activation(op=nl.{func}) has no range reduction: ScalarE evaluates its polynomial only "
-                           f"on {_RANGED[func]} (sin(9.0) returns about 27.65); reduce the argument (x mod 2*pi) first "
-                           f"or call nl.{func}, which range-reduces")
-            elif func == "log" and (origins := _probability_source(graph, src0)) and \
-                    not _has_positive_offset(graph, op, src0, origins) and \
-                    not df.sum_of_max_subtracted_exps(graph, src0):
-                why = ("log of probabilities (exp / softmax / division output) with no eps: values that underflow to 0 "
-                       f"fall outside ScalarE's log input range {_RANGED['log']}; add an eps (bias=eps) or clamp first")
-            elif func in ("rsqrt", "reciprocal") and (origins := _variance_source(graph, src0)) and \
-                    not _has_positive_offset(graph, op, src0, origins):
-                why = (f"{func} of a variance with no eps: a zero or tiny variance falls outside ScalarE's {func} input "
-                       f"range {_RANGED[func]} and returns garbage instead of inf; add eps (bias=eps) before {func}")
-            if why is None:
-                continue
-            yield Spot(data.get("site"), f"{why} ({tile_name(graph, src0)})", kernel=kernel.name)
