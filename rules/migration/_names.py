@@ -179,7 +179,8 @@ class NameFacts(Analysis):
         if loops_only:
             return
         if name in RENAMES and v >= RENAMES[name][1]:
-            add("rename", status=cached_status(name, v))
+            st = cached_status(name, v)
+            add("guarded" if guarded and st.state == "gone" else "rename", status=st)
             return
         st = cached_status(name, v)
         if st.state == "found":
