@@ -242,3 +242,29 @@ def test_public_nki_jit_is_removed_but_the_internal_xla_impl_one_is_not(tmp_path
     assert levels(public) == [(1, "NKI603", "error")]
     internal = check(tmp_path, "from torch_neuronx.xla_impl.ops import nki_jit\n", "2.31", select="NKI603")
     assert internal == []
+
+
+ISA_DTYPE = """
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+@nki.jit
+def evict(a):
+    ps = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+    sb = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=sb, src=ps, dtype=nl.bfloat16)
+    out = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=sb)
+    return out
+"""
+
+
+@pytest.mark.parametrize("sdk, level", [("2.27", "warning"), ("2.28", "error"), ("2.29", "error"), ("2.34", "error")])
+def test_isa_dtype_keyword_is_ignored_at_2_27_and_rejected_from_2_28(tmp_path, sdk, level):
+    """The 2.27 notes remove dtype= from every nki.isa API, but 2.27 still
+    drops unknown keywords silently; 2.28 raises 'unexpected keyword
+    argument' (release notes, 0.2.0 bug fixes)."""
+    found = check(tmp_path, ISA_DTYPE, sdk, select="NKI605")
+    assert levels(found) == [(10, "NKI605", level)]
+    assert ("ignores the keyword silently" in found[0][3]) is (level == "warning")

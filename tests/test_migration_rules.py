@@ -238,3 +238,24 @@ def test_register_bound_passed_to_a_helper_gets_no_fix(tmp_path):
     found = lint(tmp_path, code, "0.4")
     assert ids(found) == [(6, "NKI606", "note")]
     assert found[0].fix is None
+
+
+def test_presence_tested_uses_of_missing_names_are_not_reported(tmp_path):
+    """Removed (NKI603), moved (NKI604) and later (NKI614) names under a
+    hasattr/getattr test never run on a release without them; the same uses
+    without the test are reported."""
+    code = """
+    import nki
+    import nki.language as nl
+
+    def spec(shape, dtype, n):
+        t = nki.tensor(shape, dtype) if hasattr(nki, "tensor") else nki.meta.tensor(shape, dtype)
+        if not hasattr(nl, "spmd_dim"):
+            return t, (n,)
+        grid = (nl.spmd_dim(n, nl.nc(2)),) if getattr(nl, "nc", None) is not None else (n,)
+        loop = hasattr(nl, "fori_loop") and nl.fori_loop
+        return t, grid, loop, nki.tensor, nl.spmd_dim(n, nl.nc(2)), nl.fori_loop
+    """
+    found = ids(lint(tmp_path, textwrap.dedent(code), version="0.5"))
+    # Line 11: the unguarded copies (nl.spmd_dim is guarded by the early return, nl.nc is not).
+    assert found == [(11, "NKI603", "error"), (11, "NKI604", "error"), (11, "NKI614", "error")]

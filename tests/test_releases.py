@@ -130,6 +130,9 @@ def test_a_fact_status_carries_its_step_source_and_confidence():
     ("tensor-copy-dynamic", "2.30", ERROR),
     ("standalone-nki-package", "2.26", ERROR),
     ("standalone-nki-package", "2.27", ALLOWED),
+    ("isa-dtype-keyword", "2.27", WARNING),
+    ("isa-dtype-keyword", "2.28", ERROR),
+    ("isa-dtype-keyword", "2.34", ERROR),
 ])
 def test_facts_by_release(fact, minor, status):
     assert FACTS.status(fact, R(minor)).status is status

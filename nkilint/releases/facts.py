@@ -180,6 +180,13 @@ _FACT_LIST: tuple[Fact, ...] = (
         _s("2.34", ERROR, "removed", "A", _ANN + "announce-removal-neuronxcc-nki-2-34.html",
            "still importable until 2.33 (I); nki-samples#134 reports that baremetal silently returns zeros on 2.32"),
     )),
+    Fact("isa-dtype-keyword", "dtype= on nisa calls (nki.isa in the nki namespace)", "current", (
+        _s("2.27", WARNING, "removed", "D", "sdk:release-notes/prev/2.27.0/nki.rst@v2.32.0",
+           "'all nki.isa APIs removed dtype and mask support'; SDK 2.27 still ignores unknown keyword "
+           "arguments silently, so the call compiles and the output dtype is the dtype of dst"),
+        _s("2.28", ERROR, "rejected", "D", _NKI_RN + " (0.2.0 bug fixes)",
+           "invalid keyword arguments raise 'unexpected keyword argument' instead of being ignored"),
+    ), fix="allocate dst with the wanted dtype and drop dtype="),
     Fact("jit-platform-target", "nki.jit(platform_target=...)", "current", (
         _s("2.27", ALLOWED, "introduced", "D", "sdk:nki/api/nki/__init__.py@v2.27.0"),
         _s("2.29", ERROR, "rejected", "D", _NKI_RN + " (0.3.0)"),

@@ -14,7 +14,11 @@ also an unknown one). The kinds, and the rule that reports each:
 * ``found``: exists in the target; maybe deprecated there (NKI604);
 * ``gone``: the target does not have it; ``status.earlier`` versions did
   (NKI603) or only later ones do (NKI614);
-* ``undocumented``: a member of a documented module no release lists (NKI614).
+* ``undocumented``: a member of a documented module no release lists (NKI614);
+* ``guarded``: a name the target lacks (what would be ``gone``,
+  ``undocumented`` or ``framework-removed``) used where a presence test such
+  as ``hasattr(nl, "spmd_dim")`` holds (``nkilint.model.guards``): the use
+  never runs on a release without the name, so no rule reports it.
 """
 from __future__ import annotations
 
@@ -23,6 +27,7 @@ from dataclasses import dataclass
 
 from nkilint.model.analysis import Analysis
 from nkilint.model.bindings import Gen, Qual
+from nkilint.model.guards import AttrGuards
 from nkilint.versions import V0_2, V0_3, V0_4, NkiVersion
 
 from nkilint.model import api_history as api
@@ -87,6 +92,7 @@ class NameFacts(Analysis):
     def __init__(self, model) -> None:
         super().__init__(model)
         index = self.index = model.analysis(NameIndex)
+        self.guards = model.analysis(AttrGuards)
         self.facts: list[NameFact] = []
         self._imports()
         for use in index.uses:
@@ -158,9 +164,10 @@ class NameFacts(Analysis):
 
         call = None if at_import else index.call_of(node)
         v = index.lookup_version(gen)
+        guarded = not at_import and self.guards.guarded(node)
         if name in FRAMEWORK_LAUNCHERS:
             if not loops_only:
-                add("framework-removed")
+                add("guarded" if guarded else "framework-removed")
             return
         if name in LOOP_ITERATORS and not at_import:
             add("loop-iterator")
@@ -172,7 +179,8 @@ class NameFacts(Analysis):
         if loops_only:
             return
         if name in RENAMES and v >= RENAMES[name][1]:
-            add("rename", status=cached_status(name, v))
+            st = cached_status(name, v)
+            add("guarded" if guarded and st.state == "gone" else "rename", status=st)
             return
         st = cached_status(name, v)
         if st.state == "found":
@@ -181,6 +189,6 @@ class NameFacts(Analysis):
             else:
                 add("found", status=st)
         elif st.state == "gone":
-            add("gone", status=st)
+            add("guarded" if guarded else "gone", status=st)
         elif st.state == "unknown":
-            add("undocumented", status=st)
+            add("guarded" if guarded else "undocumented", status=st)

@@ -43,7 +43,11 @@ that removed it and its replacement. The main groups:
 
 Level: an error in `nki.*` code; in a legacy file, a note while the
 target still compiles legacy kernels (0.2, 0.3) and an error from 0.4.
-Names reported here are never reported as unknown (NKI614).
+Names reported here are never reported as unknown (NKI614). A use under
+a presence test of the name (`if hasattr(nl, "spmd_dim"): ...`, the `else`
+of `if not hasattr(...)`, the rest of a block after `if not hasattr(...):
+return`, `getattr(nl, "name", None)` tests, `and`/`or` chains) is not
+reported: it never runs on a release without the name.
 
 **Fix:** use the replacement the message names; none of these is a rename,
 so there is no automatic fix.
@@ -114,6 +118,20 @@ so there is no automatic fix.
             lines=[5],
             nki_version="0.4",
         ),
+        invalid(
+            """
+            import nki.language as nl
+
+            def launch_grid(n):
+                if hasattr(nl, "spmd_dim"):
+                    return (nl.spmd_dim(n, nl.nc(2)),)
+                if not hasattr(nl, "nc"):
+                    print("no nl.nc")
+                return (n, nl.nc(2))
+            """,
+            lines=[5, 8],
+            title="a test of another name, or a branch that does not leave, guards nothing",
+        ),
         valid(
             """
             import neuronxcc.nki as nki
@@ -128,6 +146,26 @@ so there is no automatic fix.
             """,
             title="legacy code targeting the legacy API",
             nki_version="0.1",
+        ),
+        valid(
+            """
+            import nki.language as nl
+
+            def launch_grid(n):
+                if hasattr(nl, "spmd_dim") and hasattr(nl, "nc"):
+                    return (nl.spmd_dim(n, nl.nc(2)),)
+                return (n,)
+
+            def launch_grid_or_fail(n):
+                if not hasattr(nl, "spmd_dim") or not hasattr(nl, "nc"):
+                    raise ValueError("this NKI release has no spmd_dim")
+                return (nl.spmd_dim(n, nl.nc(2)),)
+
+            def launch_grid_getattr(n):
+                spmd = nl.spmd_dim if getattr(nl, "spmd_dim", None) is not None else None
+                return spmd
+            """,
+            title="uses guarded by a presence test never run on a release without the name",
         ),
         valid(
             """

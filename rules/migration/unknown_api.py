@@ -35,8 +35,9 @@ release from 2.20 to 2.34):
   (`nki.meta`, `nki.compiler.kernel_builder`, `nki.isa.constants` is read
   as `nki.isa`) are not judged.
 
-Names an earlier version had and the target removed are NKI603, not this
-rule. Legacy code is checked against the legacy API (0.1) when the target
+A use under a presence test of the name (`if hasattr(nl, "fori_loop"):
+...`, the same forms NKI603 accepts) is not reported. Names an earlier
+version had and the target removed are NKI603, not this rule. Legacy code is checked against the legacy API (0.1) when the target
 is 0.1, otherwise against the target (the port list); since the legacy
 package kept growing after its docs froze (SDK 2.26), unknown legacy names
 are warnings.
@@ -78,6 +79,21 @@ that has the API (`--nki-version`).
             title="an API from a later version: an error",
             nki_version="0.5",
             level=Level.ERROR,
+        ),
+        valid(
+            """
+            import nki
+            import nki.language as nl
+
+            @nki.jit
+            def k(a, reg):
+                def body(i):
+                    pass
+                if hasattr(nl, "fori_loop"):
+                    nl.fori_loop(0, reg, body)
+            """,
+            title="an API from a later version under a presence test",
+            nki_version="0.5",
         ),
         invalid(
             """
