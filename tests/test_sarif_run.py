@@ -89,3 +89,18 @@ def test_result_limit_leaves_out_the_rest_with_a_notification(cli, project, sari
     assert len(run["results"]) == 1
     notes = run["invocations"][0]["toolExecutionNotifications"]
     assert any("1 of 2 results were left out" in n["message"]["text"] for n in notes)
+
+
+def test_a_log_over_the_upload_size_leaves_out_results_until_it_fits(cli, project, sarif_log, monkeypatch):
+    # A tiny size limit stands for GitHub's 10 MB (gzip): what must go goes, least severe first.
+    write(project / "k.py", SAME_LINE)
+    full = cli("check", "--format", "sarif", "--select", "NKI101", "k.py").stdout
+    import gzip as _gzip
+
+    size = len(_gzip.compress(full.encode()))
+    monkeypatch.setattr(sarif, "MAX_GZIP_BYTES", size - 1)
+    out = cli("check", "--format", "sarif", "--select", "NKI101", "k.py").stdout
+    run = _run(sarif_log(out))
+    assert len(run["results"]) < 2
+    notes = [n["message"]["text"] for n in run["invocations"][0]["toolExecutionNotifications"]]
+    assert any("results were left out: the log would be" in t and "MB gzip-compressed" in t for t in notes), notes

@@ -7,6 +7,7 @@ carry an in-source suppression).
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 from pathlib import Path
@@ -27,6 +28,9 @@ INFORMATION_URI = "https://github.com/nkilint/nkilint"
 SRCROOT = "%SRCROOT%"
 COLUMN_FINGERPRINT = "nkilint/column/v1"
 MAX_RESULTS = 25_000  # per run, GitHub code scanning's limit
+# GitHub code scanning refuses a SARIF upload over 10 MB gzip-compressed
+# (https://docs.github.com/en/code-security/code-scanning/integrating-with-code-scanning/sarif-support-for-code-scanning#file-size-limits).
+MAX_GZIP_BYTES = 10 * 1000 * 1000
 _LEVEL = {Level.ERROR: "error", Level.WARNING: "warning", Level.NOTE: "note"}
 
 
@@ -173,7 +177,11 @@ def _result(f: Finding, run: Run, rule_index: dict[str, int], root: Path, column
     return make(so.Result, **kwargs)
 
 
-def build_sarif(run: Run, include_suppressed: bool = False) -> dict:
+def build_sarif(run: Run, include_suppressed: bool = False, max_results: int | None = None,
+                size_note: str | None = None) -> dict:
+    """The SARIF log of a run. At most ``max_results`` results (the most
+    severe first), with a notification saying how many were left out and
+    why (``size_note``: the file-size limit, else the result limit)."""
     root = run.settings.root
     rules = run.ruleset.sorted()
     rule_index = {r.id: i for i, r in enumerate(rules)}
@@ -186,16 +194,17 @@ def build_sarif(run: Run, include_suppressed: bool = False) -> dict:
         rules=[_descriptor(r) for r in rules],
     )
     chosen = [f for f in run.findings if include_suppressed or not f.suppressed]
+    max_results = MAX_RESULTS if max_results is None else max_results
     notifications = []
-    if len(chosen) > MAX_RESULTS:
+    if len(chosen) > max_results:
         # GitHub code scanning rejects a run with more results than this.
+        why = size_note or f"code scanning accepts at most {MAX_RESULTS} per run"
         notifications.append(make(
             so.Notification, level="warning",
-            message=make(so.Message, text=f"{len(chosen) - MAX_RESULTS} of {len(chosen)} results were left out: code "
-                                          f"scanning accepts at most {MAX_RESULTS} per run; use --baseline or narrow "
-                                          "the selection"),
+            message=make(so.Message, text=f"{len(chosen) - max_results} of {len(chosen)} results were left out: "
+                                          f"{why}; use --baseline or narrow the selection"),
         ))
-        chosen = sorted(chosen, key=lambda f: -int(f.level))[:MAX_RESULTS]
+        chosen = sorted(chosen, key=lambda f: -int(f.level))[:max_results]
     column_keys = _column_keys(chosen, run)
     results = [_result(f, run, rule_index, root, column_keys) for f in chosen]
     for n in run.all_notifications:
@@ -289,4 +298,20 @@ def _dir_uri(root: Path) -> str:
 
 
 def render_sarif(run: Run, include_suppressed: bool = False) -> str:
-    return json.dumps(build_sarif(run, include_suppressed), indent=2) + "\n"
+    """The SARIF log as text, within GitHub's upload limits: when it would
+    be over MAX_GZIP_BYTES compressed, the least severe results are left out
+    (with a notification) until it fits."""
+    text = json.dumps(build_sarif(run, include_suppressed), indent=2) + "\n"
+    limit = MAX_RESULTS
+    for _ in range(8):
+        if len(text.encode()) <= MAX_GZIP_BYTES:
+            return text  # compression only shrinks it
+        size = len(gzip.compress(text.encode(), compresslevel=6))
+        if size <= MAX_GZIP_BYTES:
+            return text
+        count = len(build_sarif(run, include_suppressed, limit)["runs"][0]["results"])
+        limit = max(0, int(count * MAX_GZIP_BYTES / size * 0.9))
+        note = (f"the log would be {size / 1e6:.1f} MB gzip-compressed, over the {MAX_GZIP_BYTES / 1e6:g} MB "
+                "code scanning accepts")
+        text = json.dumps(build_sarif(run, include_suppressed, limit, note), indent=2) + "\n"
+    return text
