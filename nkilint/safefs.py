@@ -6,6 +6,11 @@ blocks until a writer appears, and ``/dev/zero`` never ends. Every file
 nkilint reads goes through ``read_bytes_capped``: the file is opened without
 blocking, checked to be a regular file on the open descriptor (no race
 between the check and the read) and read up to a size cap.
+
+Every file nkilint writes is replaced through one temporary-file-and-rename
+path (``_replace_through_temp``): source files rewritten by ``--fix``
+(``replace_bytes``, behind ``nkilint.fixes.write_atomically``) and reports
+and baselines (``write_report``).
 """
 
 from __future__ import annotations
@@ -16,8 +21,10 @@ from pathlib import Path
 
 from .tempfiles import make_temp, sweep_stale
 
-# The suffix of the temporary file a fix is written to before the rename.
+# The suffixes of the temporary files a fix and a report are written to
+# before the rename.
 FIX_SUFFIX = ".nkilint-fix"
+REPORT_SUFFIX = ".nkilint-tmp"
 
 # Configuration and pin files are small; a bigger one is not ours.
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
@@ -98,7 +105,7 @@ def _human(size: int) -> str:
     return f"{size} bytes"
 
 
-# -- rewriting a file in place of the user (--fix) ------------------------------
+# -- rewriting a file in place of the user (--fix), writing reports --------------
 class WriteRefused(OSError):
     """A file --fix must not rewrite (read-only, a symlink out of the tree...)."""
 
@@ -163,9 +170,41 @@ def replace_bytes(target: Path, data: bytes, expected: bytes, validate=None) -> 
             handle.flush()
             os.fsync(handle.fileno())
         return
-    directory = target.parent
-    sweep_stale(directory, target.name, FIX_SUFFIX)  # left by a killed run
-    fd, tmp = make_temp(directory, target.name, FIX_SUFFIX)
+    def unchanged() -> None:
+        if read_bytes_capped(target, max(len(expected), 1) * 4 + (1 << 20)) != expected:
+            raise WriteRefused(0, "changed on disk while fixing; not overwritten", str(target))
+
+    _replace_through_temp(target, data, info.st_mode & 0o7777, (info.st_uid, info.st_gid), FIX_SUFFIX,
+                          validate, unchanged)
+
+
+def write_report(path: Path, text: str) -> None:
+    """Write a report or a baseline all at once: a reader never sees half of
+    it, and an interrupted run leaves the previous file in place. An existing
+    file keeps its mode, owner and group (where this user may set them); a
+    new one gets the mode the umask allows. ``path`` itself is replaced (a
+    symlink there becomes the report)."""
+    try:
+        info = os.stat(path)
+        mode, owner = info.st_mode & 0o7777, (info.st_uid, info.st_gid)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode, owner = 0o666 & ~umask, None
+    _replace_through_temp(path, text.encode("utf-8"), mode, owner, REPORT_SUFFIX)
+
+
+def _replace_through_temp(path: Path, data: bytes, mode: int, owner: tuple[int, int] | None, suffix: str,
+                          validate=None, before_rename=None) -> None:
+    """Put ``data`` at ``path`` atomically: a temporary file in the same
+    directory, flushed to disk, given ``mode`` (and ``owner`` when set),
+    then renamed over ``path``, and the rename itself made durable. A
+    reader, a crash or a kill sees the old or the new file, never half of
+    one; on any failure the temporary file is removed. ``validate(tmp)``
+    and ``before_rename()`` may raise to refuse the write."""
+    directory = path.parent if str(path.parent) else Path(".")
+    sweep_stale(directory, path.name, suffix)  # left by a killed run
+    fd, tmp = make_temp(directory, path.name, suffix)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -174,18 +213,18 @@ def replace_bytes(target: Path, data: bytes, expected: bytes, validate=None) -> 
         if validate is not None:
             validate(Path(tmp))
         try:
-            os.chmod(tmp, info.st_mode & 0o7777)
+            os.chmod(tmp, mode)
         except OSError:  # pragma: no cover - a file system without modes
             pass
-        if (info.st_uid, info.st_gid) != (os.stat(tmp).st_uid, os.stat(tmp).st_gid) and hasattr(os, "chown"):
+        if owner is not None and owner != (os.stat(tmp).st_uid, os.stat(tmp).st_gid) and hasattr(os, "chown"):
             try:
-                os.chown(tmp, info.st_uid, info.st_gid)
-                os.chmod(tmp, info.st_mode & 0o7777)  # chown clears set-id bits
+                os.chown(tmp, *owner)
+                os.chmod(tmp, mode)  # chown clears set-id bits
             except OSError:
                 pass  # not ours to give away: the file is now owned by this user
-        if read_bytes_capped(target, max(len(expected), 1) * 4 + (1 << 20)) != expected:
-            raise WriteRefused(0, "changed on disk while fixing; not overwritten", str(target))
-        os.replace(tmp, target)
+        if before_rename is not None:
+            before_rename()
+        os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)

@@ -4,6 +4,7 @@ host/device scoping, default enablement, and the bundled example."""
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -283,3 +284,36 @@ def test_torch_cuda_synchronize_in_host_code_is_a_runtime_warning(tmp_path):
             return y
     """)
     assert [(f.rule_id, f.level) for f in findings] == [("NKI426", Level.WARNING)]
+
+
+MASKED_LOAD_TWO_REDUCTIONS = """
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+@nki.jit
+def row_stats(x, n):
+    out = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.shared_hbm)
+    i_p, i_f = nl.mgrid[0:128, 0:512]
+    t = nl.load(x[i_p, i_f], mask=(i_f < n))
+    m = nl.max(t, axis=1)
+    s = nl.sum(t, axis=1)
+    nl.store(out, value=nl.add(m, s))
+    return out
+"""
+
+
+def test_masked_load_fill_names_the_first_reduction_in_the_source_whatever_the_hash_seed(tmp_path):
+    # The reductions fed by the load are found as a set of op ids; the one
+    # the message names must not depend on Python's string hash order.
+    from conftest import run_nkilint
+
+    (tmp_path / "kernel.py").write_text(textwrap.dedent(MASKED_LOAD_TWO_REDUCTIONS), encoding="utf-8")
+    messages = set()
+    for seed in ("0", "1", "2", "3", "4", "5"):
+        proc = run_nkilint("check", "--isolated", "--no-cache", "--select", "NKI425", "--format", "json",
+                           "--exit-zero", "kernel.py", cwd=tmp_path, env_extra={"PYTHONHASHSEED": seed})
+        found = [f["message"] for f in json.loads(proc.stdout)["findings"] if f["rule"] == "NKI425"]
+        assert len(found) == 1, proc.stdout
+        messages |= set(found)
+    assert len(messages) == 1
+    assert "feeds a reduction (max at line 10)" in messages.pop()

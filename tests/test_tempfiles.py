@@ -6,8 +6,7 @@ import os
 import subprocess
 import sys
 
-from nkilint.atomic import REPORT_SUFFIX, write_report
-from nkilint.safefs import FIX_SUFFIX, replace_bytes
+from nkilint.safefs import FIX_SUFFIX, REPORT_SUFFIX, replace_bytes, write_report
 from nkilint.tempfiles import _HOST, make_temp, sweep_stale
 
 

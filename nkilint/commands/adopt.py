@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from .. import baseline as baselines
-from ..atomic import write_report
+from ..safefs import write_report
 from ..fixes import FixError, write_atomically
 from ..engine import Notification
 from ..findings import Finding, Level

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from ..atomic import write_report
+from ..safefs import write_report
 from ..config import ConfigError
 from ..discovery import InputFile, discover
 from ..engine import Checker, FileResult, Notification, RunOptions, project_scan_roots, tune_gc

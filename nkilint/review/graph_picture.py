@@ -83,12 +83,12 @@ def _memory(buffer: str | None) -> str:
 
 
 def _tensor_label(data: dict, node_id: str) -> tuple[str, str]:
-    from .work import _dtype
+    from ..model.dtypes import dtype_name
     from ..model.values import const_int
 
     shape = data.get("shape_v")
     dims = "?" if shape is None else "x".join(str(const_int(d)) if const_int(d) is not None else "?" for d in shape)
-    return str(data.get("name") or node_id), f"{_memory(data.get('buffer')).upper()} {_dtype(data) or '?'} [{dims}]"
+    return str(data.get("name") or node_id), f"{_memory(data.get('buffer')).upper()} {dtype_name(data) or '?'} [{dims}]"
 
 
 def build_picture(kernel: Kernel) -> Picture:

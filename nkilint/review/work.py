@@ -12,23 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..model import transfers as dma
 from ..model.api_semantics import is_dma, is_matmul
 from ..model.dtypes import DTYPE_BYTES
-from ..model.graph import HBM, ON_CHIP, KernelGraph
-from ..model.values import DType
+from ..model.graph import HBM, KernelGraph
+from ..model.transfers import Endpoint as Side
 from .quantity import INF, Qty
 
 MAX_ITEMSIZE = 4  # the widest NKI element type (fp32 / int32)
 COMPUTE_ENGINES = ("tensor", "vector", "scalar", "gpsimd")
-
-
-@dataclass(frozen=True)
-class Side:
-    node_id: str
-    name: str
-    buffer: str
-    shape: tuple | None
-    dtype: str | None
 
 
 @dataclass(frozen=True)
@@ -69,24 +61,7 @@ class Work:
         return self.amount * self.times
 
 
-def _dtype(data: dict) -> str | None:
-    d = data.get("dtype_v")
-    if isinstance(d, DType):
-        return d.name
-    return data.get("dtype") if isinstance(data.get("dtype"), str) else None
-
-
-def side(graph: KernelGraph, node_id: str) -> Side:
-    data = graph.attrs(node_id)
-    base_id = graph.base_tensor(node_id)
-    base = graph.attrs(base_id)
-    return Side(
-        node_id,
-        str(data.get("name") or base.get("name") or node_id),
-        str(base.get("buffer") or data.get("buffer") or "unknown"),
-        data.get("shape_v"),
-        _dtype(data) or _dtype(base),
-    )
+side = dma.endpoint
 
 
 def elements(shape: tuple | None) -> Qty:
@@ -121,48 +96,11 @@ def _line(data: dict) -> int | None:
     return site.line if site is not None else None
 
 
-def _direction(src: Side | None, dst: Side | None) -> str:
-    s = src.buffer if src else "unknown"
-    d = dst.buffer if dst else "unknown"
-    if s in HBM and d in ON_CHIP:
-        return "load"
-    if s in ON_CHIP and d in HBM:
-        return "store"
-    if s in ON_CHIP and d in ON_CHIP:
-        return "onchip"
-    if s in HBM and d in HBM:
-        return "hbm"
-    return "unknown"
-
-
-def _landing(graph: KernelGraph, node_id: str) -> str:
-    """Where a legacy call's returned tile lands: ``t[...] = nl.load(...)``
-    copies it whole into ``t`` (the compiler writes ``t`` directly), so the
-    transfer's destination is ``t``, with ``t``'s type and size."""
-    data = graph.attrs(node_id)
-    if data.get("origin") != "result":
-        return node_id
-    for op_id in graph.ops_reading(node_id):
-        op = graph.attrs(op_id)
-        if not op.get("assignment") or op.get("augmented"):
-            continue
-        if any(n == node_id and e.get("param") == "value" for n, e in graph.reads(op_id)):
-            targets = [n for n, e in graph.writes(op_id) if e.get("param") == "dst"]
-            if targets:
-                return targets[0]
-    return node_id
-
-
 def transfers(graph: KernelGraph) -> list[Transfer]:
     out = []
-    for op_id, data in sorted(graph.ops(), key=lambda x: x[1]["seq"]):
-        api = str(data.get("api") or "")
-        if not is_dma(api):
-            continue
-        reads = [side(graph, n) for n, _ in graph.reads(op_id)]
-        writes = [side(graph, _landing(graph, n)) for n, _ in graph.writes(op_id)]
-        src = next((s for s in reads if s.buffer in HBM + ON_CHIP), reads[0] if reads else None)
-        dst = next((s for s in writes if s.buffer in HBM + ON_CHIP), writes[0] if writes else None)
+    for t in dma.transfers(graph):
+        data = graph.attrs(t.op_id)
+        src, dst = t.src, t.dst
         count = None
         for s in (src, dst):
             if s is None:
@@ -175,7 +113,7 @@ def transfers(graph: KernelGraph) -> list[Transfer]:
         hbm = next((s for s in (src, dst) if s is not None and s.buffer in HBM), None)
         dtype = (hbm.dtype if hbm else None) or next((s.dtype for s in (src, dst) if s and s.dtype), None)
         size = (count if count is not None else Qty.unknown("shape unknown")) * itemsize(dtype)
-        out.append(Transfer(op_id, api, _line(data), _direction(src, dst), src, dst, size, times(graph, op_id),
+        out.append(Transfer(t.op_id, t.api, _line(data), t.direction, src, dst, size, times(graph, t.op_id),
                             tuple(data.get("loops", ()) or ())))
     return out
 

@@ -41,12 +41,21 @@ def masked_loads(ctx: RuleContext) -> Iterator[Spot]:
                         and "mask" not in Op(graph, c).params]
             if not reducers:
                 continue
-            red = Op(graph, reducers[0])
+            # consumers() is a set: name the reduction that comes first in
+            # the source, so the message does not depend on hash order.
+            red = Op(graph, min(reducers, key=lambda c: _source_position(ctx, graph, c)))
             yield Spot(op.site, (
                 f"masked nl.load feeds a reduction ({red.short} at {ctx.model.line_ref(red.site)}): "
                 f"legacy masks leave masked-off lanes unwritten (no Triton other= fill), so the reduction may read "
                 f"garbage in the tail; reduce only the valid slice, or nl.full/memset the tile with the neutral value first"
             ), Level.WARNING, kernel.name)
+
+
+def _source_position(ctx: RuleContext, graph, op_id: str) -> tuple[float, float, int]:
+    """Where an op is reported in this file (a helper's op: at the call), then creation order."""
+    node = ctx.model.report_node(graph.attrs(op_id).get("site"))
+    line = getattr(node, "lineno", None)
+    return (line if line is not None else float("inf"), getattr(node, "col_offset", 0), graph.seq(op_id))
 
 
 class MaskedLoadFill(SpotRule):

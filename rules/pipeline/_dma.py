@@ -14,10 +14,10 @@ the engine has no DMA facts yet, so they live here, keyed by generation.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
-from nkilint.model.graph import DTYPE_BYTES, HBM, ON_CHIP, KernelGraph
-from nkilint.model.values import Const, DsV, DType, Int, SliceV, TensorV, Value, const_int, int_binop, int_bounds
+from nkilint.model.graph import DTYPE_BYTES, HBM, ON_CHIP, KernelGraph  # HBM: read by the rules as dma.HBM
+from nkilint.model.transfers import COPY_KINDS, DmaTransfer, Endpoint, copies, endpoint
+from nkilint.model.values import Const, DsV, Int, SliceV, TensorV, Value, const_int, int_binop, int_bounds
 
 DMA_ENGINES = 16
 PARTITIONS_PER_ENGINE = 8
@@ -29,130 +29,18 @@ FIXED_COST_NS = 1300
 DMA_BYTES_PER_NS = {2: 272, 3: 368, 4: 528}
 MAX_ITEMSIZE = 4  # largest NKI element type (fp32/int32)
 
-# DMA APIs whose operands are a plain source and destination.
-COPY_APIS = {
-    "nki.language.load": "load",
-    "nki.language.store": "store",
-    "nki.isa.dma_copy": "copy",
-    "nki.language.load_transpose2d": "transpose",
-    "nki.isa.dma_transpose": "transpose",
-}
-
-
+# The transfers themselves (which node a DMA reads and writes, where a
+# legacy result tile lands) are a model fact shared with the review.
+COPY_APIS = COPY_KINDS
 COPY_SHORT = {name.rsplit(".", 1)[-1] for name in COPY_APIS}
-
-
-@dataclass
-class Side:
-    """One operand of a transfer: the node read or written and its base tensor."""
-
-    node_id: str
-    base_id: str
-    buffer: str
-    shape: tuple[Value, ...] | None
-    dtype: str | None
-    partition_axis: int = 0
-
-
-@dataclass
-class Transfer:
-    op_id: str
-    api: str
-    kind: str  # load, store, copy, transpose
-    src: Side | None
-    dst: Side | None
-    # For a legacy `t[...] = nl.load(...)`: the assignment op that lands the tile.
-    landing_op: str | None = None
-
-    @property
-    def hbm(self) -> Side | None:
-        for side in (self.src, self.dst):
-            if side is not None and side.buffer in HBM:
-                return side
-        return None
-
-    @property
-    def onchip(self) -> Side | None:
-        for side in (self.dst, self.src):
-            if side is not None and side.buffer in ON_CHIP:
-                return side
-        return None
-
-    @property
-    def direction(self) -> str:
-        s = self.src.buffer if self.src else "unknown"
-        d = self.dst.buffer if self.dst else "unknown"
-        if s in HBM and d in ON_CHIP:
-            return "load"
-        if s in ON_CHIP and d in HBM:
-            return "store"
-        if s in ON_CHIP and d in ON_CHIP:
-            return "onchip"
-        if s in HBM and d in HBM:
-            return "hbm"
-        return "unknown"
-
-
-def side(graph: KernelGraph, node_id: str) -> Side:
-    data = graph.attrs(node_id)
-    base_id = graph.base_tensor(node_id)
-    base = graph.attrs(base_id)
-    buffer = base.get("buffer") or data.get("buffer") or "unknown"
-    dtype = None
-    for source in (data, base):
-        d = source.get("dtype_v")
-        if isinstance(d, DType):
-            dtype = d.name
-            break
-        if source.get("dtype"):
-            dtype = source.get("dtype")
-            break
-    axis = 0
-    if node_id == base_id:
-        axis = base.get("partition_axis") or 0
-    elif base.get("partition_axis"):
-        # A view of a legacy block tensor: the partition dim is first only if
-        # every block dimension is indexed by an integer.
-        items = data.get("index_v") or []
-        blocks = base.get("partition_axis")
-        if len(items) < blocks or any(int_bounds(x) is None or isinstance(x, Const) and x.value is None
-                                      for x in items[:blocks]):
-            axis = -1
-    return Side(node_id, base_id, buffer, data.get("shape_v"), dtype, axis)
+Side = Endpoint
+Transfer = DmaTransfer
+side = endpoint
 
 
 def transfers(graph: KernelGraph) -> list[Transfer]:
-    out = []
-    for op_id, data in graph.ops():
-        api = data.get("api") or ""
-        kind = COPY_APIS.get(api)
-        if kind is None:
-            continue
-        reads = {d.get("param"): n for n, d in graph.reads(op_id)}
-        writes = {d.get("param"): n for n, d in graph.writes(op_id)}
-        src_id = reads.get("src") or reads.get("data") or reads.get("value") or reads.get("arg0")
-        dst_id = writes.get("dst") or writes.get("result")
-        landing = None
-        if "result" in writes:
-            # A legacy tile assigned as a whole into an allocated tensor
-            # (`t[...] = nl.load(...)`) lands there directly; an assignment
-            # of a slice of it later on is a copy, not the landing.
-            result = writes["result"]
-            for op2 in graph.ops_reading(result):
-                d2 = graph.attrs(op2)
-                direct = any(n == result and e.get("param") == "value" for n, e in graph.reads(op2))
-                if d2.get("assignment") and direct:
-                    target = [n for n, e in graph.writes(op2) if e.get("param") == "dst"]
-                    if target:
-                        dst_id, landing = target[0], op2
-                    break
-        out.append(Transfer(
-            op_id, api, kind,
-            side(graph, src_id) if src_id else None,
-            side(graph, dst_id) if dst_id else None,
-            landing,
-        ))
-    return out
+    """The graph's plain copies (load, store, copy, transpose), in creation order."""
+    return list(copies(graph))
 
 
 def itemsize(dtype: str | None) -> int | None:
