@@ -142,3 +142,39 @@ def test_in_place_updates_stay_linear_for_every_rule(tmp_path):
         result = check_one(path)
     assert not result.crashed
     assert [f.span.start_line for f in result.findings if f.rule_id == "NKI104"] == [11 + 24]
+
+
+MODULE_TILE = """\
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+g = nl.ndarray((128, 64), dtype=nl.bfloat16, buffer=nl.sbuf)
+
+
+@nki.jit
+def k(x):
+    out = nl.ndarray((128, 64), dtype=nl.bfloat16, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=g[0:128, 0:64])
+    nisa.dma_copy(dst=out, src=g[0:128, 0:64])
+    return out
+"""
+
+
+def test_a_tensor_made_at_module_level_and_read_in_a_kernel_crashes_nothing(tmp_path):
+    # Minimized from the 30-minute fuzz run: the module's value had no node in the kernel graph.
+    path = write(tmp_path / "k.py", MODULE_TILE)
+    result = check_one(path)
+    assert not result.crashed, [f.message for f in result.findings if f.rule_id == "NKI003"]
+    assert [f.rule_id for f in result.findings if f.level.label == "error"] == ["NKI719"]
+    from nkilint.model.semantic import analyze_file  # the graph holds one node for g, read twice
+    from nkilint.config import Settings
+    from nkilint.model.project import Project
+    from nkilint.source import SourceFile
+
+    settings = Settings(root=tmp_path)
+    model = analyze_file(SourceFile(str(path), MODULE_TILE, "k.py"), Project(tmp_path), settings.target,
+                         settings.nki_version, settings.release)
+    (kernel,) = model.kernels
+    module_tensors = [d for _, d in kernel.graph.tensors() if d.get("origin") == "module"]
+    assert [(d["name"], d["buffer"]) for d in module_tensors] == [("g", "sbuf")]

@@ -38,6 +38,7 @@ from .state import (
     _TensorWithShapeObj,
     _TypeSpec,
 )
+from ..graph import bytes_per_partition
 from ..values import (
     ApiRef,
     BufferV,
@@ -127,7 +128,10 @@ class ExpressionsMixin:
             f = f.parent
         env = self.module_env(frame.module) if frame.func != "<module>" else frame.vars
         if name in env:
-            return env[name]
+            value = env[name]
+            if isinstance(value, TensorV) and self.graph is not None and not self.graph.g.has_node(value.node_id):
+                return self._module_tensor(name, value)
+            return value
         qual = frame.module.bindings.names.get(name)
         if qual is not None:
             return self._api_value(qual)
@@ -141,6 +145,25 @@ class ExpressionsMixin:
                 if name in table.member_names(star.name):
                     return self._api_value(star.child(name))
         return self.unknown(f"name '{name}' is not known statically", label=name)
+
+    def _module_tensor(self, name: str, value: TensorV) -> TensorV:
+        """A tensor made by module-level code (evaluated once, outside any
+        kernel graph) read in a kernel: a tensor node of this graph with its
+        shape, dtype and buffer, one per module value."""
+        adopted = self.__dict__.setdefault("_module_tensors", {})
+        hit = adopted.get(id(value))
+        if hit is not None:
+            return hit
+        dtype = value.dtype
+        node_id = self.graph.add_node(
+            "t", "tensor", None, (), name=name, buffer=value.buffer,
+            dtype=dtype.name if isinstance(dtype, DType) else None, dtype_v=dtype, shape_v=value.shape,
+            origin="module", partition_axis=value.partition_axis, function="<module>",
+            bytes_v=bytes_per_partition(value.shape, dtype, value.partition_axis),
+        )
+        hit = adopted[id(value)] = TensorV(node_id, node_id, value.shape, dtype, value.buffer, label=name,
+                                           partition_axis=value.partition_axis)
+        return hit
 
     def _api_value(self, qual: Qual) -> Value:
         """Constants of the NKI API as concrete values (dtypes, buffers, tile sizes)."""
