@@ -178,3 +178,15 @@ def test_a_tensor_made_at_module_level_and_read_in_a_kernel_crashes_nothing(tmp_
     (kernel,) = model.kernels
     module_tensors = [d for _, d in kernel.graph.tensors() if d.get("origin") == "module"]
     assert [(d["name"], d["buffer"]) for d in module_tensors] == [("g", "sbuf")]
+
+
+def test_an_empty_partition_slice_in_a_loop_crashes_no_rule(tmp_path):
+    # Minimized from the 30-minute fuzz run: NKI306 divided by a 0-partition transfer.
+    path = write(tmp_path / "k.py", (
+        "import neuronxcc.nki.language as nl\n"
+        "def gather_then_store(x):\n"
+        "    for j in range(4):\n"
+        "        t = nl.load(x[0:0, j * 512:(j + 1) * 512], dtype=nl.float32)\n"
+    ))
+    result = check_one(path)
+    assert not result.crashed, [f.message for f in result.findings if f.rule_id == "NKI003"]

@@ -128,8 +128,8 @@ free dimension.
                 if t.direction not in ("load", "store"):
                     continue
                 parts = dma.exact(dma.partitions(t.onchip))
-                if parts is None or parts > limit // 2:
-                    continue
+                if parts is None or parts <= 0 or parts > limit // 2:
+                    continue  # unknown, empty (another rule's finding) or over half the partitions
                 loop = repeating_loop(model, graph, lf, t.op_id)
                 if loop is None:
                     continue
