@@ -117,3 +117,38 @@ def test_stores_leave_out_the_legacy_call_that_returned_the_tile(tmp_path):
     assert [graph.attrs(op).get("api") for op in dataflow.stores(graph, out)] == ["nki.language.store"]
     assert graph.ops_writing(tile)  # nl.load writes the tile it returns ...
     assert dataflow.stores(graph, tile) == []  # ... which is not a store into it
+
+
+def test_binding_loop_is_the_innermost_loop_whose_target_binds_the_name():
+    from nkilint.model.scopes import SyntaxIndex
+
+    tree = ast.parse(textwrap.dedent("""
+    def f(a, p):
+        for i in range(4):
+            for i in range(8):
+                a[i] = 0
+            a[i, p] = 1
+        for j, k in pairs:
+            a[k] = 2
+        for i in range(i):
+            pass
+        b = [a[m] for m in range(3)]
+        n = 5
+        a[n] = 3
+    """))
+    index = SyntaxIndex(tree)
+    fors = [n for n in ast.walk(tree) if isinstance(n, ast.For)]
+    outer, inner, pairs, again = sorted(fors, key=lambda n: n.lineno)
+    comp = next(n for n in ast.walk(tree) if isinstance(n, ast.ListComp))
+
+    def use(name: str, line: int) -> ast.Name:
+        return next(n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name
+                    and isinstance(n.ctx, ast.Load) and n.lineno == line)
+
+    assert index.binding_loop(use("i", 5)) is inner  # the reused name: the inner loop binds it
+    assert index.binding_loop(use("i", 6)) is outer
+    assert index.binding_loop(use("p", 6)) is None  # a parameter
+    assert index.binding_loop(use("k", 8)) is pairs  # a tuple target
+    assert index.binding_loop(use("i", 9)) is None  # its own iterable is evaluated before it binds
+    assert index.binding_loop(use("m", 11)) is comp
+    assert index.binding_loop(use("n", 13)) is None  # a plain assignment
