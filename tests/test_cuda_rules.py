@@ -354,22 +354,3 @@ def test_one_element_dma_counts_the_loop_that_binds_the_reused_iterator(tmp_path
     found = _lint(tmp_path, _shadowed(1, 64), select=("NKI419",))
     assert sorted(f.span.start_line for f in found) == [10, 11, 12]
     assert _lint(tmp_path, _shadowed(64, 1), select=("NKI419",)) == []
-
-
-def test_element_loops_follow_a_helper_parameter_to_the_callers_loop(tmp_path):
-    found = _lint(tmp_path, """
-    import neuronxcc.nki as nki
-    import neuronxcc.nki.language as nl
-
-    def load_one(t, row):
-        return nl.load(t[row, 0])
-
-    @nki.jit
-    def gather_kernel(a):
-        out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
-        for r in nl.sequential_range(64):
-            v = load_one(a, r)
-        return out
-    """, select=("NKI419",))
-    assert [(f.rule_id, f.span.start_line) for f in found] == [("NKI419", 6)]  # the load, in the helper
-    assert "loop over r" in found[0].message

@@ -152,3 +152,33 @@ def test_binding_loop_is_the_innermost_loop_whose_target_binds_the_name():
     assert index.binding_loop(use("i", 9)) is None  # its own iterable is evaluated before it binds
     assert index.binding_loop(use("m", 11)) is comp
     assert index.binding_loop(use("n", 13)) is None  # a plain assignment
+
+
+def test_binding_loops_follow_a_helper_parameter_only_when_asked():
+    import ast as _ast
+
+    from nkilint.model.loops import Loops
+
+    source = SourceFile("/virtual/kernel.py", textwrap.dedent("""
+    import neuronxcc.nki as nki
+    import neuronxcc.nki.language as nl
+
+    def load_one(t, row):
+        return nl.load(t[row, 0])
+
+    @nki.jit
+    def gather_kernel(a):
+        out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+        for r in nl.sequential_range(64):
+            v = load_one(a, r)
+        return out
+    """), "kernel.py")
+    model = analyze_file(source, None, TRN2, V0_1)
+    graph = model.kernels[0].graph
+    (view,) = [d for _, d in graph.views() if d.get("index") == "(row, 0)"]
+    (loop,) = [d for _, d in graph.loops()]
+    site = view["site"]
+    assert isinstance(site.node, _ast.Subscript) and site.chain  # reached through the call
+    loops = model.analysis(Loops)
+    assert loops.binding_loops(site, site.node.slice) == {id(loop["site"].node)}  # row <- r <- the loop
+    assert loops.binding_loops(site, site.node.slice, through_calls=False) == set()

@@ -394,11 +394,12 @@ class Loops(Analysis):
                     return False
         return True
 
-    def binding_loops(self, site: Site | None, expr: ast.AST | None = None) -> set[int]:
+    def binding_loops(self, site: Site | None, expr: ast.AST | None = None, through_calls: bool = True) -> set[int]:
         """The loops (ids of their ``for``/comprehension syntax nodes) whose
         targets bind the names ``expr`` reads (``site.node`` when None), at
-        ``site``. A name that is a parameter of a helper is followed to the
-        argument of the call in ``site.chain`` that entered the helper."""
+        ``site``. With ``through_calls``, a name that is a parameter of a
+        helper is followed to the argument of the call in ``site.chain``
+        that entered the helper."""
         if site is None:
             return set()
         found: set[int] = set()
@@ -416,6 +417,8 @@ class Loops(Analysis):
                 loop = index.binding_loop(name)
                 if loop is not None:
                     found.add(id(loop))
+                    continue
+                if not through_calls:
                     continue
                 arg = self._argument_for(index, name, site.chain[depth - 1][1] if depth else None)
                 if arg is not None:

@@ -107,7 +107,7 @@ def indexing_loops(ctx: RuleContext, graph: KernelGraph, views: list[str], loops
         site = graph.attrs(view).get("site")
         node = site.node if site is not None else None
         if graph.attrs(view).get("kind") == "view" and isinstance(node, ast.Subscript):
-            binders |= ctx.analysis(Loops).binding_loops(site, node.slice)
+            binders |= ctx.analysis(Loops).binding_loops(site, node.slice, through_calls=False)
     out = []
     for lp in loops:
         site = graph.attrs(lp).get("site")
