@@ -317,3 +317,40 @@ def test_masked_load_fill_names_the_first_reduction_in_the_source_whatever_the_h
         messages |= set(found)
     assert len(messages) == 1
     assert "feeds a reduction (max at line 10)" in messages.pop()
+
+
+SHADOWED_ELEMENT_LOOPS = """
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+@nki.jit
+def add_kernel(a, b):
+    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(OUTER):
+        for i in nl.affine_range(INNER):
+            x = nl.load(a[i, 0])
+            y = nl.load(b[i, 0])
+            nl.store(out[i, 0], value=nl.add(x, y))
+    return out
+"""
+
+
+def _shadowed(outer: int, inner: int) -> str:
+    return SHADOWED_ELEMENT_LOOPS.replace("OUTER", str(outer)).replace("INNER", str(inner))
+
+
+def test_per_element_loop_lands_on_the_loop_that_binds_the_reused_iterator(tmp_path):
+    # Both loops are named `i`; the index reads the inner one's.
+    found = _lint(tmp_path, _shadowed(4, 128), select=("NKI418",))
+    assert [(f.rule_id, f.span.start_line) for f in found] == [("NKI418", 9)]
+    assert "(128 iterations)" in found[0].message
+    # An inner loop of one trip indexes one element once: nothing to report,
+    # although the outer loop of the same name runs 64 times.
+    assert _lint(tmp_path, _shadowed(64, 1), select=("NKI418",)) == []
+
+
+def test_one_element_dma_counts_the_loop_that_binds_the_reused_iterator(tmp_path):
+    # The outer `i` runs once; the inner `i`, which the index reads, 64 times.
+    found = _lint(tmp_path, _shadowed(1, 64), select=("NKI419",))
+    assert sorted(f.span.start_line for f in found) == [10, 11, 12]
+    assert _lint(tmp_path, _shadowed(64, 1), select=("NKI419",)) == []

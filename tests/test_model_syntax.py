@@ -117,3 +117,68 @@ def test_stores_leave_out_the_legacy_call_that_returned_the_tile(tmp_path):
     assert [graph.attrs(op).get("api") for op in dataflow.stores(graph, out)] == ["nki.language.store"]
     assert graph.ops_writing(tile)  # nl.load writes the tile it returns ...
     assert dataflow.stores(graph, tile) == []  # ... which is not a store into it
+
+
+def test_binding_loop_is_the_innermost_loop_whose_target_binds_the_name():
+    from nkilint.model.scopes import SyntaxIndex
+
+    tree = ast.parse(textwrap.dedent("""
+    def f(a, p):
+        for i in range(4):
+            for i in range(8):
+                a[i] = 0
+            a[i, p] = 1
+        for j, k in pairs:
+            a[k] = 2
+        for i in range(i):
+            pass
+        b = [a[m] for m in range(3)]
+        n = 5
+        a[n] = 3
+    """))
+    index = SyntaxIndex(tree)
+    fors = [n for n in ast.walk(tree) if isinstance(n, ast.For)]
+    outer, inner, pairs, again = sorted(fors, key=lambda n: n.lineno)
+    comp = next(n for n in ast.walk(tree) if isinstance(n, ast.ListComp))
+
+    def use(name: str, line: int) -> ast.Name:
+        return next(n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name
+                    and isinstance(n.ctx, ast.Load) and n.lineno == line)
+
+    assert index.binding_loop(use("i", 5)) is inner  # the reused name: the inner loop binds it
+    assert index.binding_loop(use("i", 6)) is outer
+    assert index.binding_loop(use("p", 6)) is None  # a parameter
+    assert index.binding_loop(use("k", 8)) is pairs  # a tuple target
+    assert index.binding_loop(use("i", 9)) is None  # its own iterable is evaluated before it binds
+    assert index.binding_loop(use("m", 11)) is comp
+    assert index.binding_loop(use("n", 13)) is None  # a plain assignment
+
+
+def test_binding_loops_follow_a_helper_parameter_only_when_asked():
+    import ast as _ast
+
+    from nkilint.model.loops import Loops
+
+    source = SourceFile("/virtual/kernel.py", textwrap.dedent("""
+    import neuronxcc.nki as nki
+    import neuronxcc.nki.language as nl
+
+    def load_one(t, row):
+        return nl.load(t[row, 0])
+
+    @nki.jit
+    def gather_kernel(a):
+        out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+        for r in nl.sequential_range(64):
+            v = load_one(a, r)
+        return out
+    """), "kernel.py")
+    model = analyze_file(source, None, TRN2, V0_1)
+    graph = model.kernels[0].graph
+    (view,) = [d for _, d in graph.views() if d.get("index") == "(row, 0)"]
+    (loop,) = [d for _, d in graph.loops()]
+    site = view["site"]
+    assert isinstance(site.node, _ast.Subscript) and site.chain  # reached through the call
+    loops = model.analysis(Loops)
+    assert loops.binding_loops(site, site.node.slice) == {id(loop["site"].node)}  # row <- r <- the loop
+    assert loops.binding_loops(site, site.node.slice, through_calls=False) == set()

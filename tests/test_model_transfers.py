@@ -37,6 +37,20 @@ def k(a):
 """
 
 
+CURRENT = """
+import nki
+import nki.language as nl
+import nki.isa as nisa
+
+@nki.jit
+def k(x):
+    out = nl.ndarray((128, 64), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 64), dtype=nl.bfloat16, buffer=nl.sbuf)
+    {body}
+    return out
+"""
+
+
 def dims(endpoint):
     return [const_int(d) for d in endpoint.shape]
 
@@ -56,19 +70,7 @@ def test_legacy_load_lands_in_the_assigned_tensor():
 
 
 def test_current_copies_and_other_dmas():
-    graph = graph_of("""
-    import nki
-    import nki.language as nl
-    import nki.isa as nisa
-
-    @nki.jit
-    def k(x):
-        out = nl.ndarray((128, 64), dtype=x.dtype, buffer=nl.shared_hbm)
-        t = nl.ndarray((128, 64), dtype=nl.bfloat16, buffer=nl.sbuf)
-        nisa.dma_copy(dst=t, src=x[0:128, 0:64])
-        nisa.dma_copy(dst=out, src=t)
-        return out
-    """)
+    graph = graph_of(CURRENT.format(body="nisa.dma_copy(dst=t, src=x[0:128, 0:64])\n    nisa.dma_copy(dst=out, src=t)"))
     found = T.transfers(graph)
     assert [(t.kind, t.direction) for t in found] == [("copy", "load"), ("copy", "store")]
     assert found[0].dst.name == "t" and found[0].dst.base_id == found[0].dst.node_id
@@ -79,19 +81,7 @@ def test_current_copies_and_other_dmas():
 
 
 def test_a_dma_that_names_no_endpoint_falls_back_to_known_memory():
-    graph = graph_of("""
-    import nki
-    import nki.language as nl
-    import nki.isa as nisa
-
-    @nki.jit
-    def k(x):
-        out = nl.ndarray((128, 64), dtype=x.dtype, buffer=nl.shared_hbm)
-        t = nl.ndarray((128, 64), dtype=nl.bfloat16, buffer=nl.sbuf)
-        nisa.dma_copy(dst=t, src=x)
-        nisa.sendrecv(t, out, 1, 0)
-        return out
-    """)
+    graph = graph_of(CURRENT.format(body="nisa.dma_copy(dst=t, src=x)\n    nisa.sendrecv(t, out, 1, 0)"))
     other = [t for t in T.transfers(graph) if t.kind is None]
     assert len(other) == 1 and other[0].api == "nki.isa.sendrecv"
     assert other[0].src is not None and other[0].src.name == "t"

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from .analysis import Analysis
 from .graph import KernelGraph, Site
-from .scopes import Scopes, names_in
+from .scopes import Scopes, call_argument, callee_name, names_in
 from .values import (
     Const, DsV, IndexV, Int, ParDimV, SliceV, Sym, TensorV, TupleV, Value, const_int, int_bounds, linear,
 )
@@ -393,6 +393,56 @@ class Loops(Analysis):
                 if isinstance(test, (ast.Try, ast.ExceptHandler)) or names_in(test) & local:
                     return False
         return True
+
+    def binding_loops(self, site: Site | None, expr: ast.AST | None = None, through_calls: bool = True) -> set[int]:
+        """The loops (ids of their ``for``/comprehension syntax nodes) whose
+        targets bind the names ``expr`` reads (``site.node`` when None), at
+        ``site``. With ``through_calls``, a name that is a parameter of a
+        helper is followed to the argument of the call in ``site.chain``
+        that entered the helper."""
+        if site is None:
+            return set()
+        found: set[int] = set()
+        work = [(site.file, expr if expr is not None else site.node, len(site.chain))]
+        seen: set[tuple[int, int]] = set()
+        while work:
+            file, node, depth = work.pop()
+            if (id(node), depth) in seen or node is None:
+                continue
+            seen.add((id(node), depth))
+            index = self.scopes.index_for(file)
+            if index is None:
+                continue
+            for name in (n for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)):
+                loop = index.binding_loop(name)
+                if loop is not None:
+                    found.add(id(loop))
+                    continue
+                if not through_calls:
+                    continue
+                arg = self._argument_for(index, name, site.chain[depth - 1][1] if depth else None)
+                if arg is not None:
+                    work.append((site.chain[depth - 1][0], arg, depth - 1))
+        return found
+
+    @staticmethod
+    def _argument_for(index, name: ast.Name, call: ast.AST | None) -> ast.AST | None:
+        """The argument a call passes for the parameter ``name`` of the
+        function around it, when ``call`` calls that function by its name."""
+        fn = index.enclosing_function(name)
+        if not isinstance(call, ast.Call) or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        if callee_name(call).rsplit(".", 1)[-1] != fn.name:
+            return None
+        params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+        if name.id in params:
+            position = params.index(name.id)
+            if params and params[0] in ("self", "cls") and isinstance(call.func, ast.Attribute):
+                position -= 1
+            return call_argument(call, position, name.id) if position >= 0 else None
+        if name.id in [a.arg for a in fn.args.kwonlyargs]:
+            return call_argument(call, len(call.args), name.id)  # keyword only
+        return None
 
 
 __all__ = [

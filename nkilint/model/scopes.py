@@ -485,6 +485,29 @@ class SyntaxIndex:
             hit = self._loop_assigned[id(loop)] = frozenset(out)
         return hit
 
+    def binding_loop(self, name: ast.Name) -> ast.AST | None:
+        """The loop whose target binds the name a use reads: the innermost
+        ``for`` statement (or comprehension generator) around the use, in the
+        use's own function, that assigns the name as its target. Two loops
+        that reuse one iterator name (``for i ...: for i ...:``) are told
+        apart: the inner one binds the uses in its body. None when no loop
+        target binds it (a parameter, a plain assignment)."""
+        child: ast.AST = name
+        for anc in self.ancestors(name):
+            if isinstance(anc, (ast.For, ast.AsyncFor)) and child is not anc.target and child is not anc.iter \
+                    and child not in anc.orelse:
+                if name.id in self.assigned(anc.target):
+                    return anc
+            elif isinstance(anc, COMPREHENSIONS):
+                # A generator's target is visible in the element and in later generators.
+                for gen in anc.generators:
+                    if name.id in self.assigned(gen.target) and child is not gen.iter:
+                        return anc
+            elif isinstance(anc, FUNCTION_NODES + (ast.ClassDef,)):
+                return None
+            child = anc
+        return None
+
     def conditions_between(self, node: ast.AST, stop: ast.AST | None) -> Iterator[ast.AST]:
         """The conditional constructs between ``node`` and ``stop`` (or the
         enclosing function): the test of each ``if``/``while``/if-expression

@@ -15,6 +15,7 @@ import ast
 from nkilint.context import RuleContext
 from nkilint.model import dataflow as df
 from nkilint.model.graph import KernelGraph, Site
+from nkilint.model.loops import Loops
 from nkilint.model.values import Const, DsV, Int, SliceV, Unknown, const_int, int_binop
 
 from ._base import nki_name, word_in
@@ -94,6 +95,25 @@ def scalar_item(item, index: str, arange_iters: set[str]) -> bool:
 
 def loop_iters(graph: KernelGraph, loops: tuple[str, ...]) -> dict[str, str]:
     return {lp: graph.attrs(lp).get("iterator") or "" for lp in loops}
+
+
+def indexing_loops(ctx: RuleContext, graph: KernelGraph, views: list[str], loops: tuple[str, ...]) -> list[str]:
+    """The loops among ``loops`` (outermost first) whose iterator an index of
+    these views reads: the model's loop binding each name of the subscript
+    (two loops reusing one iterator name are told apart), not a loop whose
+    iterator merely has the same name."""
+    binders: set[int] = set()
+    for view in views:
+        site = graph.attrs(view).get("site")
+        node = site.node if site is not None else None
+        if graph.attrs(view).get("kind") == "view" and isinstance(node, ast.Subscript):
+            binders |= ctx.analysis(Loops).binding_loops(site, node.slice, through_calls=False)
+    out = []
+    for lp in loops:
+        site = graph.attrs(lp).get("site")
+        if site is not None and id(site.node) in binders:
+            out.append(lp)
+    return out
 
 
 def operands(graph: KernelGraph, op: str) -> list[str]:

@@ -7,10 +7,11 @@ from typing import Iterator
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model import dataflow as df
+from nkilint.model.loops import Loops
 from nkilint.rule import invalid, valid
 
-from ._base import Spot, SpotRule, word_in
-from ._elements import arange_iterators, hbm, loop_iters, operands, single_element
+from ._base import Spot, SpotRule
+from ._elements import arange_iterators, hbm, indexing_loops, loop_iters, operands, single_element
 
 
 def one_element_dmas(ctx: RuleContext) -> Iterator[Spot]:
@@ -29,7 +30,7 @@ def one_element_dmas(ctx: RuleContext) -> Iterator[Spot]:
                     continue
                 if not single_element(graph, n, arange_iters):
                     continue
-                hit = [lp for lp in loops if word_in(iters[lp], nd.get("index"))]
+                hit = indexing_loops(ctx, graph, [n], loops)
                 if not hit:
                     continue
                 upper = df.loop_trip_upper(graph, hit[0])
@@ -47,6 +48,7 @@ def one_element_dmas(ctx: RuleContext) -> Iterator[Spot]:
 class OneElementDma(SpotRule):
     id = "NKI419"
     name = "one-element-dma"
+    requires = SpotRule.requires + (Loops,)
     family = "cuda"
     level = Level.WARNING
     summary = "A load/store/DMA inside a loop moves one element per iteration"

@@ -8,11 +8,12 @@ from typing import Iterator
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model import dataflow as df
+from nkilint.model.loops import Loops
 from nkilint.model.values import const_int
 from nkilint.rule import invalid, valid
 
-from ._base import LANG_GUIDE, Spot, SpotRule, loop_header, word_in
-from ._elements import arange_iterators, loop_iters, opaque_param, operands, single_element, views_behind
+from ._base import LANG_GUIDE, Spot, SpotRule, loop_header
+from ._elements import arange_iterators, indexing_loops, opaque_param, operands, single_element, views_behind
 
 
 def per_element_loops(ctx: RuleContext) -> Iterator[Spot]:
@@ -32,12 +33,7 @@ def per_element_loops(ctx: RuleContext) -> Iterator[Spot]:
                        and not opaque_param(graph.attrs(n))]
             if not tensors or not all(single_element(graph, n, arange_iters) for n in tensors):
                 continue
-            iters = loop_iters(graph, loops)
-            indexed = [
-                lp for lp in loops
-                if any(word_in(iters[lp], graph.attrs(n).get("index")) for n in tensors)
-                or any(word_in(iters[lp], graph.attrs(v).get("index")) for n in tensors for v in views_behind(graph, n))
-            ]
+            indexed = indexing_loops(ctx, graph, tensors + [v for n in tensors for v in views_behind(graph, n)], loops)
             if not indexed:
                 continue
             outer = indexed[0]
@@ -64,6 +60,7 @@ def per_element_loops(ctx: RuleContext) -> Iterator[Spot]:
 class PerElementLoop(SpotRule):
     id = "NKI418"
     name = "per-element-loop"
+    requires = SpotRule.requires + (Loops,)
     family = "cuda"
     level = Level.WARNING
     summary = "A loop computes one tensor element per iteration (one GPU thread's work per instruction)"
