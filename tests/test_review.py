@@ -264,3 +264,35 @@ def test_probable_code_with_nothing_on_chip_is_only_named(tmp_path):
     assert [k.card.name for k in review.kernels()] == ["matmul_kernel"]
     assert review.files[0].quiet == ["Args.doubled"]
     assert "also analysed as probable device code" in render_markdown(review) and "`Args.doubled`" in render_markdown(review)
+
+
+SPECIALIZED = """\
+import numpy as np
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def add(a, b):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=a)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+def main():
+    return add(np.zeros((128, 512), dtype=np.float32), np.zeros((128, 512), dtype=np.float32))
+"""
+
+
+def test_the_card_lists_the_launches_the_kernel_was_specialized_for(tmp_path):
+    review, _ = _review(tmp_path, {"k.py": SPECIALIZED})
+    base = _kernel(review, "add").card
+    assert base.launches == ("line 17: a=(128, 512) float32, b=(128, 512) float32",)
+    special = _kernel(review, "add@launch:17").card
+    assert special.launches == ()
+    assert special.params[0].shape_text == "(128, 512)"
+    assert "analysed again for 1 launch with concrete arguments" in render_markdown(review)
+    jsonschema.validate(json.loads(json.dumps(review.to_json())), _schema())

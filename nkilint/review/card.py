@@ -44,13 +44,16 @@ class Card:
     partial: str | None  # the interpreter stopped early
     params: tuple[Param, ...] = field(default=())
     launch: str | None = None  # how the project uses it: launched, subkernel, uncalled (None: not known)
+    # The launches the kernel was analysed again for (launch-site
+    # specializations, each its own section), as "line 40: a=(128, 512) float32".
+    launches: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         return {
             "name": self.name, "file": self.file, "line": self.line, "end_line": self.end_line, "kind": self.kind,
             "how": self.how, "generation": self.generation, "sdk": self.sdk, "nki_version": self.nki_version,
             "target_origin": self.target_origin, "hardware": self.hardware, "partial": self.partial,
-            "launch": self.launch, "params": [p.to_json() for p in self.params],
+            "launch": self.launch, "launches": list(self.launches), "params": [p.to_json() for p in self.params],
         }
 
 
@@ -120,6 +123,9 @@ def build_card(model: FileModel, kernel: Kernel, display: str, settings) -> Card
         partial=kernel.error,
         params=tuple(params),
         launch=kernel.launch,
+        launches=tuple(k.specialization.describe() for k in model.kernels
+                       if kernel.specialization is None and k.specialization is not None
+                       and k.base_name == kernel.name),
     )
 
 

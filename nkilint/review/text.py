@@ -33,6 +33,10 @@ def card_rows(card: Card) -> list[tuple[str, str]]:
     ]
     if card.launch:
         rows.append(("launch", LAUNCH.get(card.launch, card.launch)))
+    if card.launches:
+        n = len(card.launches)
+        rows.append(("specialized", f"analysed again for {n} launch{'es' if n != 1 else ''} with concrete "
+                                    f"arguments (a section each): " + "; ".join(card.launches)))
     if card.partial:
         rows.append(("partial", card.partial))
     return rows

@@ -39,7 +39,7 @@ nkilint bounds the work it does on any input, so that a generated
 or CI. When a bound is reached the file still gets every finding made
 before it, and this note says which bound it was and what was skipped:
 
-- **the time limit per file** (60 s by default): the rule that was running
+- **the CPU-time limit per file** (60 s by default): the rule that was running
   is stopped and the rules not yet run are skipped on this file; the
   note names them. Real kernels take well under a second per file;
 - **the interpreter's step budget** of a kernel (400,000 steps): rules that
