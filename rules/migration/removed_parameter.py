@@ -29,7 +29,8 @@ history of the API table:
 * `mask=` on every API (0.2): bound the slices with `min()` instead;
 * `dtype=` on ISA calls (0.2): the output dtype is the dtype of `dst`
   (a warning at SDK 2.27, which still ignores unknown keywords silently;
-  an error from 2.28);
+  an error from 2.28); `mask=` on ISA calls is the same: at 2.27 the
+  ignored mask makes the instruction write the masked-off elements too;
 * `nc_matmul(is_moving_zero=)` -> `is_moving_onezero=` and
   `psumAccumulateFlag=` removed (SDK 2.28; the flag had no effect);
 * `dma_copy(dst_rmw_op=, unique_indices=)` (0.3) -> `nisa.dma_compute`;
@@ -221,6 +222,14 @@ def _removed_keyword(index: NameIndex, out: Issues, site: NkiCall, kw: ast.keywo
         what = f"`{name_short}(platform_target=)` raises an error since NKI {since}"
     elif kw.arg == "mask":
         what = f"`{name_short}(..., mask=)` was removed in NKI {since}: no API takes a mask any more"
+        if gen is Gen.CURRENT and name.startswith("nki.isa.") and index.fact_level("isa-mask-keyword") is Level.WARNING:
+            # SDK 2.27 drops unknown keywords silently (release fact
+            # "isa-mask-keyword"): the call compiles without its mask, so it
+            # writes the masked-off elements too; 2.28 rejects it.
+            out.add(kw, Level.WARNING, f"{what}; Neuron SDK {index.release.minor} ignores the keyword silently, so the "
+                    "instruction also writes the elements the mask excluded; SDK 2.28 and later reject it "
+                    "('unexpected keyword argument')", hint=_HINTS["mask"], gen=gen)
+            return
     elif kw.arg == "dtype" and name.startswith("nki.isa."):
         what = f"`{name_short}(..., dtype=)` was removed in NKI {since}: the output dtype is the dtype of dst"
         if gen is Gen.CURRENT and index.fact_level("isa-dtype-keyword") is Level.WARNING:
