@@ -42,6 +42,7 @@ from .nki_api_outside_kernel import NkiApiOutsideKernel
 from .non_affine_mask import NonAffineMask
 from .output_never_written import OutputNeverWritten
 from .reshape_element_count import ReshapeElementCount
+from .split_collective_pairing import SplitCollectivePairing
 from .static_out_of_bounds import StaticOutOfBounds
 from .tensor_shadowed_in_block import TensorShadowedInBlock
 from .tensor_truth_value import AmbiguousTensorTruth
@@ -81,4 +82,5 @@ RULES = (
     LoopOverArange,  # NKI729
     ReshapeElementCount,  # NKI730
     DeviceScalarMisuse,  # NKI731
+    SplitCollectivePairing,  # NKI732
 )

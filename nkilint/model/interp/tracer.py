@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from .. import api_semantics as api
 from ..bindings import Qual
-from ..graph import ScalarMisuse
+from ..graph import PreparedCollective, ScalarMisuse, SplitCollectiveIssue
 from ..values import (
     BufferV,
     Const,
@@ -81,6 +81,7 @@ class InstructionV(Unknown):
     reason: str = "collective instruction"
     api: str = ""
     params: tuple[tuple[str, Value], ...] = ()  # the prepare's arguments, by parameter name
+    record: PreparedCollective | None = None  # the graph's record of the prepare (None outside a kernel graph)
 
 
 def _shape_items(value: Value | None) -> tuple[Value, ...] | None:
@@ -325,17 +326,83 @@ class TracerApisMixin:
         return self._derived_view(tensor, shape, node, frame, "data")
 
     # -- split collectives ----------------------------------------------------
+    # Source: the /en/latest/nki/api/generated/ pages of
+    # nki.collectives.all_to_all_v_prepare / _trigger and all_gather_v_prepare
+    # / _trigger: "Each prepare must be followed by exactly one ..._trigger(),
+    # with no other prepare in between. Prepares share a single slot, so an
+    # intervening prepare of any kind is rejected"; the trigger takes "the
+    # instruction returned by the paired ..._prepare()".
     def _split_collective(self, name: str, short: str, args, kwargs, node, frame: Frame) -> Value:
         info = api.classify(name)
+        graph = self.graph
+        conditional = graph is not None and graph.conditional_depth > 0
         if short.endswith("_prepare"):
             params = tuple(self._bind_call(info, args, kwargs))
             meta = {k: v for k, v in params if k == "metadata_tensor"}
             self.operation(info, [], meta, node, frame)
-            return InstructionV(label=self.text(node), api=name, params=params)
+            record = None
+            if graph is not None:
+                record = PreparedCollective(name, self.site(node), conditional)
+                waiting = graph.pending_prepare
+                # Both in undecided branches: they may be exclusive (if/else).
+                if waiting is not None and not (waiting.conditional and conditional):
+                    graph.split_collective_issues.append(SplitCollectiveIssue(
+                        "intervening-prepare", self.site(node), name, waiting.api, waiting,
+                        not (waiting.conditional or conditional)))
+                graph.prepared_collectives.append(record)
+                graph.pending_prepare = record
+            return InstructionV(label=self.text(node), api=name, params=params, record=record)
         prepare = args[0] if args else kwargs.get("prepare_instr")
         if isinstance(prepare, InstructionV):
+            self._pair_trigger(name, prepare, node, conditional)
             # The collective runs here, with the operands of its prepare.
             self.operation(info, [], dict(prepare.params), node, frame)
             return Const(None)
+        if graph is not None:
+            what = _not_an_instruction(prepare)
+            if what is not None:
+                graph.split_collective_issues.append(SplitCollectiveIssue(
+                    "not-a-prepare", self.site(node), name, what, None, not conditional))
+            # An unknown value may be the waiting instruction.
+            graph.pending_prepare = None
         self.operation(info, args, kwargs, node, frame)
         return Const(None)
+
+    def _pair_trigger(self, name: str, prepare: InstructionV, node, conditional: bool) -> None:
+        graph, record = self.graph, prepare.record
+        if graph is None:
+            return
+        site = self.site(node)
+        expected = name[: -len("_trigger")] + "_prepare"
+        if prepare.api != expected:
+            always = not (conditional or (record is not None and record.conditional))
+            graph.split_collective_issues.append(SplitCollectiveIssue(
+                "other-collective", site, name, prepare.api, record, always))
+        elif record is not None and record.triggers:
+            # Two triggers both in undecided branches may be exclusive.
+            if not conditional or record.unconditional_triggers:
+                always = not conditional and record.unconditional_triggers > 0
+                graph.split_collective_issues.append(SplitCollectiveIssue(
+                    "second-trigger", site, name, "", record, always))
+        if record is not None:
+            record.triggers += 1
+            record.unconditional_triggers += 0 if conditional else 1
+            if graph.pending_prepare is record:
+                graph.pending_prepare = None
+
+
+def _not_an_instruction(value: Value | None) -> str | None:
+    """What ``value`` is when it certainly is no ``NkiInstruction``: a
+    tensor, a tile grid, a device scalar or a constant; None when it may be
+    one (unknown, a parameter of a function analysed on its own)."""
+    if value is None or isinstance(value, ParamTensor):
+        return None
+    if isinstance(value, ScalarV):
+        return "a device scalar"
+    if isinstance(value, GridV):
+        return "a tile grid"
+    if isinstance(value, TensorV):
+        return "a tensor"
+    if isinstance(value, Const):
+        return f"the constant {value.value!r}"
+    return None
