@@ -88,6 +88,22 @@ class SplitCollectiveIssue:
 
 
 @dataclass(frozen=True)
+class GridAllocIssue:
+    """An ``nl.alloc_tiles`` / ``nl.alloc_blocks`` call whose shapes the API
+    pages say are rejected (NKI 0.7+): ``kind`` is ``not-a-tuple``
+    (``detail``: the parameter), ``nonpositive`` (``detail``: the parameter
+    and the entry), ``tile-rank`` (fewer than two tile dimensions),
+    ``tile-over-element`` (more tile than element dimensions) or
+    ``block-rank`` (block_shape's rank differs from tile_shape's)."""
+
+    kind: str
+    site: Site
+    api: str
+    detail: str = ""
+    conditional: bool = False
+
+
+@dataclass(frozen=True)
 class Guard:
     """A condition the interpreter could not decide, under which a node was
     created: the node exists only when ``test`` evaluates to ``branch``.
@@ -147,6 +163,7 @@ class KernelGraph:
         self.prepared_collectives: list[PreparedCollective] = []
         self.split_collective_issues: list[SplitCollectiveIssue] = []
         self.pending_prepare: PreparedCollective | None = None
+        self.grid_alloc_issues: list[GridAllocIssue] = []  # alloc_tiles / alloc_blocks shapes (tracer.py)
         # Indexes derived from the finished graph (loop nests, ...), built by
         # the modules that own them and dropped with the graph.
         self.memo: dict[str, Any] = {}

@@ -31,6 +31,7 @@ from .control_flow_on_tensor import ControlFlowOnTensor
 from .decorated_subkernel_call import DecoratedSubkernelCall
 from .device_scalar_misuse import DeviceScalarMisuse
 from .dynamic_loop_misuse import DynamicLoopMisuse
+from .grid_allocation_shape import GridAllocationShape
 from .immutable_parameter_written import ImmutableParameterWritten
 from .indirect_index_layout import IndirectIndexLayout
 from .indirect_index_unsupported import IndirectIndexUnsupported
@@ -83,4 +84,5 @@ RULES = (
     ReshapeElementCount,  # NKI730
     DeviceScalarMisuse,  # NKI731
     SplitCollectivePairing,  # NKI732
+    GridAllocationShape,  # NKI733
 )

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from .. import api_semantics as api
 from ..bindings import Qual
-from ..graph import PreparedCollective, ScalarMisuse, SplitCollectiveIssue
+from ..graph import GridAllocIssue, PreparedCollective, ScalarMisuse, SplitCollectiveIssue
 from ..values import (
     BufferV,
     Const,
@@ -204,6 +204,7 @@ class TracerApisMixin:
         tile_shape = _shape_items(kwargs.get("tile_shape"))
         element_shape = _shape_items(kwargs.get("element_shape"))
         block_shape = _shape_items(kwargs.get("block_shape")) if short == "alloc_blocks" else None
+        self._check_grid_alloc(short, kwargs, tile_shape, element_shape, block_shape, node)
         buffer_v = kwargs.get("buffer")
         on_chip = isinstance(buffer_v, BufferV) and buffer_v.name in ("sbuf", "psum")
         if element_shape is None or tile_shape is None or not 2 <= len(tile_shape) <= len(element_shape):
@@ -229,6 +230,37 @@ class TracerApisMixin:
         dims = [GridDim(Const(0), extent, Const(1)) for extent in element_shape]
         return self._make_grid("tiles" if short == "alloc_tiles" else "blocks", tensor, tile_shape, block_shape, dims,
                                "onchip" if on_chip else "view", node)
+
+    # Sources: the /en/latest/nki/api/generated/ pages of nki.language.alloc_tiles
+    # (TypeError "if a shape is not a tuple of exact Python integers";
+    # ValueError "if a shape entry is nonpositive, tile_shape has fewer than
+    # two dimensions or greater rank than element_shape") and alloc_blocks
+    # (tile_shape "must have at least two dimensions"; block_shape "Its rank
+    # must equal tile_shape"; positive entries).
+    def _check_grid_alloc(self, short: str, kwargs, tile_shape, element_shape, block_shape, node) -> None:
+        graph = self.graph
+        if graph is None:
+            return
+        found: list[tuple[str, str]] = []
+        shapes = {"tile_shape": tile_shape, "element_shape": element_shape, "block_shape": block_shape}
+        for param, items in shapes.items():
+            raw = kwargs.get(param)
+            # Only alloc_tiles's page says a list raises; alloc_blocks's is silent.
+            if short == "alloc_tiles" and isinstance(raw, TupleV) and raw.is_list:
+                found.append(("not-a-tuple", param))
+            for i, item in enumerate(items or ()):
+                value = const_int(item)
+                if value is not None and value <= 0:
+                    found.append(("nonpositive", f"{param}[{i}] = {value}"))
+        if tile_shape is not None and len(tile_shape) < 2:
+            found.append(("tile-rank", str(len(tile_shape))))
+        elif tile_shape is not None and element_shape is not None and len(tile_shape) > len(element_shape):
+            found.append(("tile-over-element", f"{len(tile_shape)} > {len(element_shape)}"))
+        if block_shape is not None and tile_shape is not None and len(block_shape) != len(tile_shape):
+            found.append(("block-rank", f"{len(block_shape)} != {len(tile_shape)}"))
+        for kind, detail in found:
+            graph.grid_alloc_issues.append(GridAllocIssue(kind, self.site(node), f"nki.language.{short}", detail,
+                                                          graph.conditional_depth > 0))
 
     def _make_grid(self, kind, tensor, tile_shape, block_shape, dims, layout, node) -> GridV:
         tiled = len(tile_shape)
