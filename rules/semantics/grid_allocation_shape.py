@@ -7,6 +7,7 @@ from __future__ import annotations
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model.graph import GridAllocIssue
+from nkilint.releases import ALLOWED, FACTS
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter, error_or_warning
@@ -123,6 +124,10 @@ Sources: {_DOCS}nki.language.alloc_tiles.html,
     )
 
     def check(self, ctx: RuleContext) -> None:
+        # The APIs exist from SDK 2.33 (release fact "tile-grids"); before,
+        # other rules report the names themselves.
+        if FACTS.status("tile-grids", ctx.release).status is not ALLOWED:
+            return
         reporter = Reporter(ctx)
         seen: set[tuple[int, str, str]] = set()
         for kernel, graph in ctx.model.graphs():

@@ -8,6 +8,7 @@ import ast
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model.graph import PreparedCollective, SplitCollectiveIssue
+from nkilint.releases import ALLOWED, FACTS
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter, error_or_warning
@@ -193,6 +194,10 @@ Sources: {_DOCS}nki.collectives.all_to_all_v_prepare.html,
     )
 
     def check(self, ctx: RuleContext) -> None:
+        # The APIs exist from SDK 2.33 (release fact "prepare-trigger-collectives"); before,
+        # other rules report the names themselves.
+        if FACTS.status("prepare-trigger-collectives", ctx.release).status is not ALLOWED:
+            return
         reporter = Reporter(ctx)
         seen: set[tuple[int, str]] = set()
         for kernel, graph in ctx.model.graphs():
