@@ -146,3 +146,34 @@ def test_grid_shapes_from_computed_values(tmp_path):
     nothing of lists (silent); an unknown entry is not judged."""
     assert check(tmp_path, COMPUTED_SHAPES, "NKI733") == [
         (9, "NKI733", "error"), (10, "NKI733", "error"), (12, "NKI733", "warning")]
+
+
+LOOPS = """
+import nki
+import nki.collectives as ncc
+import nki.language as nl
+
+@nki.jit
+def exchange(tokens, meta, group, n):
+    out = nl.ndarray((512, 1024), dtype=nl.bfloat16, buffer=nl.shared_hbm)
+    for i in range(4):
+        p = ncc.all_to_all_v_prepare([tokens], [out], group, meta)
+    ncc.all_to_all_v_trigger(p)
+    q = ncc.all_to_all_v_prepare([tokens], [out], group, meta)
+    for i in range(n):
+        ncc.all_to_all_v_trigger(q)
+    for i in range(1):
+        r = ncc.all_to_all_v_prepare([tokens], [out], group, meta)
+    ncc.all_to_all_v_trigger(r)
+    for i in range(4):
+        s = ncc.all_to_all_v_prepare([tokens], [out], group, meta)
+        ncc.all_to_all_v_trigger(s)
+    return out
+"""
+
+
+def test_prepare_and_trigger_in_different_loops(tmp_path):
+    """A prepare repeated by a 4-trip loop before one trigger: an error at
+    the prepare; a trigger repeated by a loop of unknown trip count: a
+    warning; a one-trip loop and a loop holding both calls are fine."""
+    assert check(tmp_path, LOOPS, "NKI732") == [(10, "NKI732", "error"), (14, "NKI732", "warning")]

@@ -67,6 +67,7 @@ class PreparedCollective:
     conditional: bool  # inside a branch the interpreter could not decide
     triggers: int = 0
     unconditional_triggers: int = 0
+    loops: tuple[str, ...] = ()  # the loop nest of the prepare (graph loop ids)
 
 
 @dataclass(frozen=True)

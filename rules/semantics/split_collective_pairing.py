@@ -37,6 +37,16 @@ def _message(issue: SplitCollectiveIssue) -> tuple[str, str]:
         return (f"`{name}` is given the instruction of `{_short(issue.detail)}`, a different collective: a "
                 f"trigger completes only a prepare of its own collective (`{prepare}`)",
                 f"call {_short(issue.detail)[: -len('_prepare')]}_trigger on it, or prepare with {prepare}")
+    if issue.kind == "loop-prepare":
+        return (f"this `{prepare}` runs on every iteration of its loop, but its `{name}` is after the loop: from "
+                "the second iteration on, a prepare is issued while the previous one waits for its trigger, which "
+                "is rejected (prepares share a single slot)",
+                f"call {name} inside the loop, after each prepare, or move the prepare out of the loop")
+    if issue.kind == "loop-trigger":
+        return (f"this `{name}` runs on every iteration of its loop, but its `{prepare}` is before the loop: from "
+                "the second iteration on it triggers an instruction that was already triggered (each prepare is "
+                "followed by exactly one trigger)",
+                f"prepare inside the loop, before each trigger, or move the trigger out of the loop")
     return (f"this `{name}` triggers an instruction that was already triggered: each prepare is followed by "
             "exactly one trigger",
             "prepare again for a second run of the collective, or drop this trigger")
@@ -87,6 +97,10 @@ and reports:
   the same collective** (a tensor, a constant, the instruction of
   `all_gather_v_prepare` passed to `all_to_all_v_trigger`) — an error;
 * **a second trigger of the same instruction** — an error ("exactly one");
+* **a prepare inside a loop with its trigger after the loop**, or **a
+  trigger inside a loop of an instruction prepared before it**: from the
+  second iteration on the loop prepares twice, or triggers twice (a
+  warning when the trip count is not known);
 * **a prepare whose instruction is never triggered** — a warning: the
   collective never runs, so its destinations are never written, and the
   other ranks of the replica group wait for a peer that never joins. It is

@@ -237,6 +237,19 @@ class TracerApisMixin:
     # two dimensions or greater rank than element_shape") and alloc_blocks
     # (tile_shape "must have at least two dimensions"; block_shape "Its rank
     # must equal tile_shape"; positive entries).
+    def _loop_pairing(self, name: str, record: PreparedCollective, site, conditional: bool) -> None:
+        """A prepare and its trigger in different loops: the loop the
+        interpreter ran once repeats one of the two on every iteration."""
+        graph = self.graph
+        here = tuple(self.loops)
+        for kind, loops, where in (("loop-prepare", [x for x in record.loops if x not in here], record.site),
+                                   ("loop-trigger", [x for x in here if x not in record.loops], site)):
+            trips = [const_int(graph.attrs(x).get("trip_v")) for x in loops]
+            if not trips or any(t is not None and t <= 1 for t in trips):
+                continue  # no loop between them, or one that runs at most once
+            always = all(t is not None for t in trips) and not (conditional or record.conditional)
+            graph.split_collective_issues.append(SplitCollectiveIssue(kind, where, name, "", record, always))
+
     def _check_grid_alloc(self, short: str, kwargs, tile_shape, element_shape, block_shape, node) -> None:
         graph = self.graph
         if graph is None:
@@ -374,7 +387,7 @@ class TracerApisMixin:
             self.operation(info, [], meta, node, frame)
             record = None
             if graph is not None:
-                record = PreparedCollective(name, self.site(node), conditional)
+                record = PreparedCollective(name, self.site(node), conditional, loops=tuple(self.loops))
                 waiting = graph.pending_prepare
                 # Both in undecided branches: they may be exclusive (if/else).
                 if waiting is not None and not (waiting.conditional and conditional):
@@ -416,6 +429,8 @@ class TracerApisMixin:
                 always = not conditional and record.unconditional_triggers > 0
                 graph.split_collective_issues.append(SplitCollectiveIssue(
                     "second-trigger", site, name, "", record, always))
+        if record is not None and prepare.api == expected:
+            self._loop_pairing(name, record, site, conditional)
         if record is not None:
             record.triggers += 1
             record.unconditional_triggers += 0 if conditional else 1
