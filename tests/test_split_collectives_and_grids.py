@@ -177,3 +177,35 @@ def test_prepare_and_trigger_in_different_loops(tmp_path):
     the prepare; a trigger repeated by a loop of unknown trip count: a
     warning; a one-trip loop and a loop holding both calls are fine."""
     assert check(tmp_path, LOOPS, "NKI732") == [(10, "NKI732", "error"), (14, "NKI732", "warning")]
+
+
+DEVICE_BRANCH = """
+import nki
+import nki.collectives as ncc
+import nki.isa as nisa
+import nki.language as nl
+
+@nki.jit
+def exchange(tokens, meta, group, flag):
+    out = nl.ndarray((512, 1024), dtype=nl.bfloat16, buffer=nl.shared_hbm)
+    flag_sb = nl.ndarray((1, 1), dtype=nl.int32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=flag_sb, src=flag)
+    f = nisa.scalar_load(flag_sb)
+
+    def wide():
+        ncc.all_to_all_v_prepare([tokens], [out], group, meta)
+
+    def narrow():
+        ncc.all_to_all_v_prepare([tokens], [out], group, meta)
+
+    nl.if_else(f > 0, wide, narrow)
+    return out
+"""
+
+
+def test_the_two_callbacks_of_a_device_if_else_are_not_paired(tmp_path):
+    """nl.if_else on a device condition runs one callback: the prepares of
+    the two are not an intervening prepare (each is still never triggered,
+    a warning)."""
+    found = check(tmp_path, DEVICE_BRANCH, "NKI732")
+    assert found == [(15, "NKI732", "warning"), (18, "NKI732", "warning")]

@@ -164,6 +164,7 @@ class KernelGraph:
         self.prepared_collectives: list[PreparedCollective] = []
         self.split_collective_issues: list[SplitCollectiveIssue] = []
         self.pending_prepare: PreparedCollective | None = None
+        self.device_branch_depth = 0  # > 0 inside a callback of an nl.if_else on a device condition
         self.grid_alloc_issues: list[GridAllocIssue] = []  # alloc_tiles / alloc_blocks shapes (tracer.py)
         # Indexes derived from the finished graph (loop nests, ...), built by
         # the modules that own them and dropped with the graph.

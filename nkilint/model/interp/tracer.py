@@ -168,9 +168,18 @@ class TracerApisMixin:
         then_fn = args[1] if len(args) > 1 else kwargs.get("then_fn")
         else_fn = args[2] if len(args) > 2 else kwargs.get("else_fn")
         decided = None if isinstance(cond, (ScalarV, Unknown)) or cond is None else truth(cond)
-        for fn, taken in ((then_fn, decided is not False), (else_fn, decided is not True)):
-            if taken and isinstance(fn, FuncV):
-                self.call_function(fn, [], {}, node)
+        # A device condition runs one callback of the two; the split
+        # collectives do not pair calls across them (they may be exclusive).
+        exclusive = decided is None and self.graph is not None
+        if exclusive:
+            self.graph.device_branch_depth += 1
+        try:
+            for fn, taken in ((then_fn, decided is not False), (else_fn, decided is not True)):
+                if taken and isinstance(fn, FuncV):
+                    self.call_function(fn, [], {}, node)
+        finally:
+            if exclusive:
+                self.graph.device_branch_depth -= 1
         return Const(None)
 
     # -- grids --------------------------------------------------------------
@@ -380,7 +389,7 @@ class TracerApisMixin:
     def _split_collective(self, name: str, short: str, args, kwargs, node, frame: Frame) -> Value:
         info = api.classify(name)
         graph = self.graph
-        conditional = graph is not None and graph.conditional_depth > 0
+        conditional = graph is not None and (graph.conditional_depth > 0 or graph.device_branch_depth > 0)
         if short.endswith("_prepare"):
             params = tuple(self._bind_call(info, args, kwargs))
             meta = {k: v for k, v in params if k == "metadata_tensor"}
