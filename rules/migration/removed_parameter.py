@@ -32,7 +32,8 @@ history of the API table:
   an error from 2.28); `mask=` on ISA calls is the same: at 2.27 the
   ignored mask makes the instruction write the masked-off elements too;
 * `nc_matmul(is_moving_zero=)` -> `is_moving_onezero=` and
-  `psumAccumulateFlag=` removed (SDK 2.28; the flag had no effect);
+  `psumAccumulateFlag=` removed (SDK 2.28; the flag had no effect; at SDK
+  2.27 both are still the accepted names, and are not reported);
 * `dma_copy(dst_rmw_op=, unique_indices=)` (0.3) -> `nisa.dma_compute`;
 * `sendrecv(use_gpsimd_dma=)` -> `dma_engine=nisa.dma_engine.gpsimd_dma /
   .dma` (0.3); `register_move(imm=)` -> `src=` taking a register (0.3);
@@ -165,6 +166,8 @@ the kernel runs). `mask=` and `dtype=` need a person.
                 if kind is None:
                     continue
                 what, record = kind
+                if what == "removed" and _not_yet(record, index):
+                    continue
                 if what == "removed":
                     _removed_keyword(index, out, site, kw, record)
                 elif what == "deprecated":
@@ -189,6 +192,19 @@ _HINTS = {
     "num_channels": "pass channel_ids=[...] to ncc.collective_permute_implicit instead",
     "psumAccumulateFlag": "delete the argument: accumulation into PSUM is automatic",
 }
+
+
+def _not_yet(record, index: NameIndex) -> bool:
+    """A change recorded for a later SDK than the target, within the same
+    NKI version: SDK 2.27 and 2.28 both ship NKI 0.2.0, and 2.27 still
+    takes `nc_matmul(is_moving_zero=)` (its known issues: "is_moving_onezero
+    was incorrectly named is_moving_zero in this release") and
+    `psumAccumulateFlag=` (removed in 2.28)."""
+    since = getattr(record, "since_sdk", None)
+    if not since:
+        return False
+    major, minor = since.split(".")[:2]
+    return index.release.key < (int(major), int(minor))
 
 
 def _removed_keyword(index: NameIndex, out: Issues, site: NkiCall, kw: ast.keyword, record) -> None:
