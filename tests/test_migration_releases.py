@@ -268,3 +268,80 @@ def test_isa_dtype_keyword_is_ignored_at_2_27_and_rejected_from_2_28(tmp_path, s
     found = check(tmp_path, ISA_DTYPE, sdk, select="NKI605")
     assert levels(found) == [(10, "NKI605", level)]
     assert ("ignores the keyword silently" in found[0][3]) is (level == "warning")
+
+
+ISA_MASK = """
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+@nki.jit
+def evict(a, n):
+    ps = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+    sb = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=sb, src=ps, mask=n)
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=sb)
+    return out
+"""
+
+
+@pytest.mark.parametrize("sdk, level", [("2.27", "warning"), ("2.28", "error"), ("2.31", "error"), ("2.34", "error")])
+def test_isa_mask_keyword_is_ignored_at_2_27_and_rejected_from_2_28(tmp_path, sdk, level):
+    """The 2.27 notes remove mask= from every nki.isa API; 2.27 drops the
+    keyword silently, so the copy also writes what the mask excluded."""
+    found = check(tmp_path, ISA_MASK, sdk, select="NKI605")
+    assert levels(found) == [(10, "NKI605", level)]
+    assert ("writes the elements the mask excluded" in found[0][3]) is (level == "warning")
+
+
+UNKNOWN_KEYWORD = """
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+@nki.jit
+def evict(a):
+    ps = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+    sb = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=sb, src=ps, engin=nisa.engine.vector)
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=sb)
+    return out
+"""
+
+
+@pytest.mark.parametrize("sdk, level", [("2.27", "warning"), ("2.28", "error"), ("2.33", "error")])
+def test_unknown_keyword_is_ignored_at_2_27_and_rejected_from_2_28(tmp_path, sdk, level):
+    """Release notes 2.28 (0.2.0 bug fixes): before, a misspelled keyword
+    'was ignored without warning'; now 'unexpected keyword argument'."""
+    found = check(tmp_path, UNKNOWN_KEYWORD, sdk, select="NKI615")
+    assert levels(found) == [(10, "NKI615", level)]
+    assert ("ignores it silently" in found[0][3]) is (level == "warning")
+
+
+NC_MATMUL_227 = """
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+@nki.jit
+def mm(a, b):
+    ps = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+    nisa.nc_matmul(dst=ps, stationary=a, moving=b, is_moving_zero=False, psumAccumulateFlag=3)
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=ps)
+    return out
+"""
+
+
+@pytest.mark.parametrize("sdk, expected", [
+    ("2.27", []),
+    ("2.28", [(9, "NKI605", "error"), (9, "NKI605", "error")]),
+])
+def test_nc_matmul_2_27_names_are_accepted_at_2_27(tmp_path, sdk, expected):
+    """SDK 2.27 and 2.28 both ship NKI 0.2.0; 2.27's known issues say
+    is_moving_onezero 'was incorrectly named is_moving_zero in this
+    release', and psumAccumulateFlag was removed in 2.28: no false error at
+    2.27 (and no unknown-keyword report either)."""
+    assert levels(check(tmp_path, NC_MATMUL_227, sdk, select="NKI605,NKI615")) == expected

@@ -133,6 +133,10 @@ def test_a_fact_status_carries_its_step_source_and_confidence():
     ("isa-dtype-keyword", "2.27", WARNING),
     ("isa-dtype-keyword", "2.28", ERROR),
     ("isa-dtype-keyword", "2.34", ERROR),
+    ("isa-mask-keyword", "2.27", WARNING),
+    ("isa-mask-keyword", "2.28", ERROR),
+    ("unknown-keyword", "2.27", WARNING),
+    ("unknown-keyword", "2.28", ERROR),
 ])
 def test_facts_by_release(fact, minor, status):
     assert FACTS.status(fact, R(minor)).status is status

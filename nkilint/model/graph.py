@@ -57,6 +57,53 @@ class ScalarMisuse:
     conditional: bool = False  # seen inside a branch the interpreter could not decide
 
 
+@dataclass(eq=False)
+class PreparedCollective:
+    """One ``nki.collectives.*_prepare`` call the interpreter ran (NKI 0.7+):
+    ``triggers`` counts the ``*_trigger`` calls that took its instruction."""
+
+    api: str  # the prepare's qualified name
+    site: Site
+    conditional: bool  # inside a branch the interpreter could not decide
+    triggers: int = 0
+    unconditional_triggers: int = 0
+    loops: tuple[str, ...] = ()  # the loop nest of the prepare (graph loop ids)
+
+
+@dataclass(frozen=True)
+class SplitCollectiveIssue:
+    """A prepare/trigger pairing the collectives pages rule out: ``kind`` is
+    ``intervening-prepare`` (a prepare while another waits for its trigger),
+    ``not-a-prepare`` (a trigger of a value that is no instruction; ``detail``
+    says what it is), ``other-collective`` (a trigger of another collective's
+    prepare; ``detail`` names it) or ``second-trigger``. ``prepare`` is the
+    prepare involved, where there is one. ``always`` is false when one of
+    the calls is inside a branch the interpreter could not decide."""
+
+    kind: str
+    site: Site
+    api: str
+    detail: str = ""
+    prepare: PreparedCollective | None = None
+    always: bool = True
+
+
+@dataclass(frozen=True)
+class GridAllocIssue:
+    """An ``nl.alloc_tiles`` / ``nl.alloc_blocks`` call whose shapes the API
+    pages say are rejected (NKI 0.7+): ``kind`` is ``not-a-tuple``
+    (``detail``: the parameter), ``nonpositive`` (``detail``: the parameter
+    and the entry), ``tile-rank`` (fewer than two tile dimensions),
+    ``tile-over-element`` (more tile than element dimensions) or
+    ``block-rank`` (block_shape's rank differs from tile_shape's)."""
+
+    kind: str
+    site: Site
+    api: str
+    detail: str = ""
+    conditional: bool = False
+
+
 @dataclass(frozen=True)
 class Guard:
     """A condition the interpreter could not decide, under which a node was
@@ -112,6 +159,13 @@ class KernelGraph:
         self.conditional_depth = 0  # > 0 while interpreting an undecided branch
         self.guard_stack: list[Guard] = []  # the undecided conditions being interpreted
         self.scalar_misuses: list[ScalarMisuse] = []  # device scalars used as NKI rejects (tracer.py)
+        # Split collectives (tracer.py): every prepare, the pairings the docs
+        # rule out, and the prepare still waiting for its trigger.
+        self.prepared_collectives: list[PreparedCollective] = []
+        self.split_collective_issues: list[SplitCollectiveIssue] = []
+        self.pending_prepare: PreparedCollective | None = None
+        self.device_branch_depth = 0  # > 0 inside a callback of an nl.if_else on a device condition
+        self.grid_alloc_issues: list[GridAllocIssue] = []  # alloc_tiles / alloc_blocks shapes (tracer.py)
         # Indexes derived from the finished graph (loop nests, ...), built by
         # the modules that own them and dropped with the graph.
         self.memo: dict[str, Any] = {}

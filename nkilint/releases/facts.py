@@ -187,6 +187,19 @@ _FACT_LIST: tuple[Fact, ...] = (
         _s("2.28", ERROR, "rejected", "D", _NKI_RN + " (0.2.0 bug fixes)",
            "invalid keyword arguments raise 'unexpected keyword argument' instead of being ignored"),
     ), fix="allocate dst with the wanted dtype and drop dtype="),
+    Fact("isa-mask-keyword", "mask= on nisa calls (nki.isa in the nki namespace)", "current", (
+        _s("2.27", WARNING, "removed", "D", "sdk:release-notes/prev/2.27.0/nki.rst@v2.32.0",
+           "'all nki.isa APIs removed dtype and mask support'; SDK 2.27 still ignores unknown keyword "
+           "arguments silently, so the call compiles and writes the masked-off elements too"),
+        _s("2.28", ERROR, "rejected", "D", _NKI_RN + " (0.2.0 bug fixes)",
+           "invalid keyword arguments raise 'unexpected keyword argument' instead of being ignored"),
+    ), fix="bound the slices (min()) instead of masking"),
+    Fact("unknown-keyword", "a keyword argument the signature of an nki.* API does not have", "current", (
+        _s("2.27", WARNING, "ignored", "D", _NKI_RN + " (0.2.0 bug fixes)",
+           "'the argument was ignored without warning': the call compiles without it"),
+        _s("2.28", ERROR, "rejected", "D", _NKI_RN + " (0.2.0 bug fixes)",
+           "'raises an unexpected keyword argument error for unrecognized names'"),
+    ), fix="use the parameter name of the signature, or drop the argument"),
     Fact("jit-platform-target", "nki.jit(platform_target=...)", "current", (
         _s("2.27", ALLOWED, "introduced", "D", "sdk:nki/api/nki/__init__.py@v2.27.0"),
         _s("2.29", ERROR, "rejected", "D", _NKI_RN + " (0.3.0)"),

@@ -29,9 +29,11 @@ history of the API table:
 * `mask=` on every API (0.2): bound the slices with `min()` instead;
 * `dtype=` on ISA calls (0.2): the output dtype is the dtype of `dst`
   (a warning at SDK 2.27, which still ignores unknown keywords silently;
-  an error from 2.28);
+  an error from 2.28); `mask=` on ISA calls is the same: at 2.27 the
+  ignored mask makes the instruction write the masked-off elements too;
 * `nc_matmul(is_moving_zero=)` -> `is_moving_onezero=` and
-  `psumAccumulateFlag=` removed (SDK 2.28; the flag had no effect);
+  `psumAccumulateFlag=` removed (SDK 2.28; the flag had no effect; at SDK
+  2.27 both are still the accepted names, and are not reported);
 * `dma_copy(dst_rmw_op=, unique_indices=)` (0.3) -> `nisa.dma_compute`;
 * `sendrecv(use_gpsimd_dma=)` -> `dma_engine=nisa.dma_engine.gpsimd_dma /
   .dma` (0.3); `register_move(imm=)` -> `src=` taking a register (0.3);
@@ -164,6 +166,8 @@ the kernel runs). `mask=` and `dtype=` need a person.
                 if kind is None:
                     continue
                 what, record = kind
+                if what == "removed" and _not_yet(record, index):
+                    continue
                 if what == "removed":
                     _removed_keyword(index, out, site, kw, record)
                 elif what == "deprecated":
@@ -188,6 +192,19 @@ _HINTS = {
     "num_channels": "pass channel_ids=[...] to ncc.collective_permute_implicit instead",
     "psumAccumulateFlag": "delete the argument: accumulation into PSUM is automatic",
 }
+
+
+def _not_yet(record, index: NameIndex) -> bool:
+    """A change recorded for a later SDK than the target, within the same
+    NKI version: SDK 2.27 and 2.28 both ship NKI 0.2.0, and 2.27 still
+    takes `nc_matmul(is_moving_zero=)` (its known issues: "is_moving_onezero
+    was incorrectly named is_moving_zero in this release") and
+    `psumAccumulateFlag=` (removed in 2.28)."""
+    since = getattr(record, "since_sdk", None)
+    if not since:
+        return False
+    major, minor = since.split(".")[:2]
+    return index.release.key < (int(major), int(minor))
 
 
 def _removed_keyword(index: NameIndex, out: Issues, site: NkiCall, kw: ast.keyword, record) -> None:
@@ -221,6 +238,14 @@ def _removed_keyword(index: NameIndex, out: Issues, site: NkiCall, kw: ast.keywo
         what = f"`{name_short}(platform_target=)` raises an error since NKI {since}"
     elif kw.arg == "mask":
         what = f"`{name_short}(..., mask=)` was removed in NKI {since}: no API takes a mask any more"
+        if gen is Gen.CURRENT and name.startswith("nki.isa.") and index.fact_level("isa-mask-keyword") is Level.WARNING:
+            # SDK 2.27 drops unknown keywords silently (release fact
+            # "isa-mask-keyword"): the call compiles without its mask, so it
+            # writes the masked-off elements too; 2.28 rejects it.
+            out.add(kw, Level.WARNING, f"{what}; Neuron SDK {index.release.minor} ignores the keyword silently, so the "
+                    "instruction also writes the elements the mask excluded; SDK 2.28 and later reject it "
+                    "('unexpected keyword argument')", hint=_HINTS["mask"], gen=gen)
+            return
     elif kw.arg == "dtype" and name.startswith("nki.isa."):
         what = f"`{name_short}(..., dtype=)` was removed in NKI {since}: the output dtype is the dtype of dst"
         if gen is Gen.CURRENT and index.fact_level("isa-dtype-keyword") is Level.WARNING:

@@ -32,7 +32,9 @@ suggests the closest parameter name. APIs whose signature takes
 earlier version had are NKI605 (removed-parameter).
 
 A keyword only later versions have is an error naming the version. In
-legacy code targeting 0.1, an unknown keyword is a warning (ignored).
+legacy code targeting 0.1, an unknown keyword is a warning (ignored); so
+is one in `nki.*` code targeting SDK 2.27, which still drops it without a
+word (the call runs without the argument).
 
 **Fix:** use the parameter name the message suggests, or drop the
 argument.
@@ -83,7 +85,13 @@ argument.
             message = f"`{name}` has no keyword `{kw.arg}` in NKI {v}" + (
                 f"; did you mean `{close[0]}`?" if close else "")
             hint = f"its keywords are: {', '.join(sorted(sig.keyword_names()))}"
-        if gen is Gen.CURRENT or v >= V0_2:
+        if gen is Gen.CURRENT and index.fact_level("unknown-keyword") is Level.WARNING:
+            # SDK 2.27 drops unknown keywords without a word (release fact
+            # "unknown-keyword"): the kernel compiles without the argument.
+            level = Level.WARNING
+            message += (f" (Neuron SDK {index.release.minor} ignores it silently, so the call runs without it; "
+                        "SDK 2.28 and later raise 'unexpected keyword argument')")
+        elif gen is Gen.CURRENT or v >= V0_2:
             message += " (unknown keywords raise 'unexpected keyword argument' since Neuron SDK 2.28)"
         else:
             message += " (the legacy API ignores it silently)"

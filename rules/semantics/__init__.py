@@ -31,6 +31,7 @@ from .control_flow_on_tensor import ControlFlowOnTensor
 from .decorated_subkernel_call import DecoratedSubkernelCall
 from .device_scalar_misuse import DeviceScalarMisuse
 from .dynamic_loop_misuse import DynamicLoopMisuse
+from .grid_allocation_shape import GridAllocationShape
 from .immutable_parameter_written import ImmutableParameterWritten
 from .indirect_index_layout import IndirectIndexLayout
 from .indirect_index_unsupported import IndirectIndexUnsupported
@@ -42,6 +43,7 @@ from .nki_api_outside_kernel import NkiApiOutsideKernel
 from .non_affine_mask import NonAffineMask
 from .output_never_written import OutputNeverWritten
 from .reshape_element_count import ReshapeElementCount
+from .split_collective_pairing import SplitCollectivePairing
 from .static_out_of_bounds import StaticOutOfBounds
 from .tensor_shadowed_in_block import TensorShadowedInBlock
 from .tensor_truth_value import AmbiguousTensorTruth
@@ -81,4 +83,6 @@ RULES = (
     LoopOverArange,  # NKI729
     ReshapeElementCount,  # NKI730
     DeviceScalarMisuse,  # NKI731
+    SplitCollectivePairing,  # NKI732
+    GridAllocationShape,  # NKI733
 )

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from .. import api_semantics as api
 from ..bindings import Qual
-from ..graph import ScalarMisuse
+from ..graph import GridAllocIssue, PreparedCollective, ScalarMisuse, SplitCollectiveIssue
 from ..values import (
     BufferV,
     Const,
@@ -81,6 +81,7 @@ class InstructionV(Unknown):
     reason: str = "collective instruction"
     api: str = ""
     params: tuple[tuple[str, Value], ...] = ()  # the prepare's arguments, by parameter name
+    record: PreparedCollective | None = None  # the graph's record of the prepare (None outside a kernel graph)
 
 
 def _shape_items(value: Value | None) -> tuple[Value, ...] | None:
@@ -167,9 +168,18 @@ class TracerApisMixin:
         then_fn = args[1] if len(args) > 1 else kwargs.get("then_fn")
         else_fn = args[2] if len(args) > 2 else kwargs.get("else_fn")
         decided = None if isinstance(cond, (ScalarV, Unknown)) or cond is None else truth(cond)
-        for fn, taken in ((then_fn, decided is not False), (else_fn, decided is not True)):
-            if taken and isinstance(fn, FuncV):
-                self.call_function(fn, [], {}, node)
+        # A device condition runs one callback of the two; the split
+        # collectives do not pair calls across them (they may be exclusive).
+        exclusive = decided is None and self.graph is not None
+        if exclusive:
+            self.graph.device_branch_depth += 1
+        try:
+            for fn, taken in ((then_fn, decided is not False), (else_fn, decided is not True)):
+                if taken and isinstance(fn, FuncV):
+                    self.call_function(fn, [], {}, node)
+        finally:
+            if exclusive:
+                self.graph.device_branch_depth -= 1
         return Const(None)
 
     # -- grids --------------------------------------------------------------
@@ -203,6 +213,7 @@ class TracerApisMixin:
         tile_shape = _shape_items(kwargs.get("tile_shape"))
         element_shape = _shape_items(kwargs.get("element_shape"))
         block_shape = _shape_items(kwargs.get("block_shape")) if short == "alloc_blocks" else None
+        self._check_grid_alloc(short, kwargs, tile_shape, element_shape, block_shape, node)
         buffer_v = kwargs.get("buffer")
         on_chip = isinstance(buffer_v, BufferV) and buffer_v.name in ("sbuf", "psum")
         if element_shape is None or tile_shape is None or not 2 <= len(tile_shape) <= len(element_shape):
@@ -228,6 +239,50 @@ class TracerApisMixin:
         dims = [GridDim(Const(0), extent, Const(1)) for extent in element_shape]
         return self._make_grid("tiles" if short == "alloc_tiles" else "blocks", tensor, tile_shape, block_shape, dims,
                                "onchip" if on_chip else "view", node)
+
+    # Sources: the /en/latest/nki/api/generated/ pages of nki.language.alloc_tiles
+    # (TypeError "if a shape is not a tuple of exact Python integers";
+    # ValueError "if a shape entry is nonpositive, tile_shape has fewer than
+    # two dimensions or greater rank than element_shape") and alloc_blocks
+    # (tile_shape "must have at least two dimensions"; block_shape "Its rank
+    # must equal tile_shape"; positive entries).
+    def _loop_pairing(self, name: str, record: PreparedCollective, site, conditional: bool) -> None:
+        """A prepare and its trigger in different loops: the loop the
+        interpreter ran once repeats one of the two on every iteration."""
+        graph = self.graph
+        here = tuple(self.loops)
+        for kind, loops, where in (("loop-prepare", [x for x in record.loops if x not in here], record.site),
+                                   ("loop-trigger", [x for x in here if x not in record.loops], site)):
+            trips = [const_int(graph.attrs(x).get("trip_v")) for x in loops]
+            if not trips or any(t is not None and t <= 1 for t in trips):
+                continue  # no loop between them, or one that runs at most once
+            always = all(t is not None for t in trips) and not (conditional or record.conditional)
+            graph.split_collective_issues.append(SplitCollectiveIssue(kind, where, name, "", record, always))
+
+    def _check_grid_alloc(self, short: str, kwargs, tile_shape, element_shape, block_shape, node) -> None:
+        graph = self.graph
+        if graph is None:
+            return
+        found: list[tuple[str, str]] = []
+        shapes = {"tile_shape": tile_shape, "element_shape": element_shape, "block_shape": block_shape}
+        for param, items in shapes.items():
+            raw = kwargs.get(param)
+            # Only alloc_tiles's page says a list raises; alloc_blocks's is silent.
+            if short == "alloc_tiles" and isinstance(raw, TupleV) and raw.is_list:
+                found.append(("not-a-tuple", param))
+            for i, item in enumerate(items or ()):
+                value = const_int(item)
+                if value is not None and value <= 0:
+                    found.append(("nonpositive", f"{param}[{i}] = {value}"))
+        if tile_shape is not None and len(tile_shape) < 2:
+            found.append(("tile-rank", str(len(tile_shape))))
+        elif tile_shape is not None and element_shape is not None and len(tile_shape) > len(element_shape):
+            found.append(("tile-over-element", f"{len(tile_shape)} > {len(element_shape)}"))
+        if block_shape is not None and tile_shape is not None and len(block_shape) != len(tile_shape):
+            found.append(("block-rank", f"{len(block_shape)} != {len(tile_shape)}"))
+        for kind, detail in found:
+            graph.grid_alloc_issues.append(GridAllocIssue(kind, self.site(node), f"nki.language.{short}", detail,
+                                                          graph.conditional_depth > 0))
 
     def _make_grid(self, kind, tensor, tile_shape, block_shape, dims, layout, node) -> GridV:
         tiled = len(tile_shape)
@@ -325,17 +380,85 @@ class TracerApisMixin:
         return self._derived_view(tensor, shape, node, frame, "data")
 
     # -- split collectives ----------------------------------------------------
+    # Source: the /en/latest/nki/api/generated/ pages of
+    # nki.collectives.all_to_all_v_prepare / _trigger and all_gather_v_prepare
+    # / _trigger: "Each prepare must be followed by exactly one ..._trigger(),
+    # with no other prepare in between. Prepares share a single slot, so an
+    # intervening prepare of any kind is rejected"; the trigger takes "the
+    # instruction returned by the paired ..._prepare()".
     def _split_collective(self, name: str, short: str, args, kwargs, node, frame: Frame) -> Value:
         info = api.classify(name)
+        graph = self.graph
+        conditional = graph is not None and (graph.conditional_depth > 0 or graph.device_branch_depth > 0)
         if short.endswith("_prepare"):
             params = tuple(self._bind_call(info, args, kwargs))
             meta = {k: v for k, v in params if k == "metadata_tensor"}
             self.operation(info, [], meta, node, frame)
-            return InstructionV(label=self.text(node), api=name, params=params)
+            record = None
+            if graph is not None:
+                record = PreparedCollective(name, self.site(node), conditional, loops=tuple(self.loops))
+                waiting = graph.pending_prepare
+                # Both in undecided branches: they may be exclusive (if/else).
+                if waiting is not None and not (waiting.conditional and conditional):
+                    graph.split_collective_issues.append(SplitCollectiveIssue(
+                        "intervening-prepare", self.site(node), name, waiting.api, waiting,
+                        not (waiting.conditional or conditional)))
+                graph.prepared_collectives.append(record)
+                graph.pending_prepare = record
+            return InstructionV(label=self.text(node), api=name, params=params, record=record)
         prepare = args[0] if args else kwargs.get("prepare_instr")
         if isinstance(prepare, InstructionV):
+            self._pair_trigger(name, prepare, node, conditional)
             # The collective runs here, with the operands of its prepare.
             self.operation(info, [], dict(prepare.params), node, frame)
             return Const(None)
+        if graph is not None:
+            what = _not_an_instruction(prepare)
+            if what is not None:
+                graph.split_collective_issues.append(SplitCollectiveIssue(
+                    "not-a-prepare", self.site(node), name, what, None, not conditional))
+            # An unknown value may be the waiting instruction.
+            graph.pending_prepare = None
         self.operation(info, args, kwargs, node, frame)
         return Const(None)
+
+    def _pair_trigger(self, name: str, prepare: InstructionV, node, conditional: bool) -> None:
+        graph, record = self.graph, prepare.record
+        if graph is None:
+            return
+        site = self.site(node)
+        expected = name[: -len("_trigger")] + "_prepare"
+        if prepare.api != expected:
+            always = not (conditional or (record is not None and record.conditional))
+            graph.split_collective_issues.append(SplitCollectiveIssue(
+                "other-collective", site, name, prepare.api, record, always))
+        elif record is not None and record.triggers:
+            # Two triggers both in undecided branches may be exclusive.
+            if not conditional or record.unconditional_triggers:
+                always = not conditional and record.unconditional_triggers > 0
+                graph.split_collective_issues.append(SplitCollectiveIssue(
+                    "second-trigger", site, name, "", record, always))
+        if record is not None and prepare.api == expected:
+            self._loop_pairing(name, record, site, conditional)
+        if record is not None:
+            record.triggers += 1
+            record.unconditional_triggers += 0 if conditional else 1
+            if graph.pending_prepare is record:
+                graph.pending_prepare = None
+
+
+def _not_an_instruction(value: Value | None) -> str | None:
+    """What ``value`` is when it certainly is no ``NkiInstruction``: a
+    tensor, a tile grid, a device scalar or a constant; None when it may be
+    one (unknown, a parameter of a function analysed on its own)."""
+    if value is None or isinstance(value, ParamTensor):
+        return None
+    if isinstance(value, ScalarV):
+        return "a device scalar"
+    if isinstance(value, GridV):
+        return "a tile grid"
+    if isinstance(value, TensorV):
+        return "a tensor"
+    if isinstance(value, Const):
+        return f"the constant {value.value!r}"
+    return None
