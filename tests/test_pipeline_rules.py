@@ -443,3 +443,59 @@ def test_strided_dma_skips_one_off_small_columns(tmp_path):
     found = lint(tmp_path, code, "NKI307")
     assert [f.span.start_line for f in found] == [11]
     assert "innermost stride is 128 elements" in found[0].message
+
+
+@pytest.mark.parametrize("index,stride", [("i_f * 2", 2), ("3 * i_f + 1", 3), ("i_f + 4", None), ("i_f", None)])
+def test_strided_dma_follows_the_scale_of_a_legacy_arange(tmp_path, index, stride):
+    code = LEGACY + f"""
+    @nki.jit
+    def k(x):
+        K, R, C = x.shape
+        out = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.shared_hbm)
+        i_p = nl.arange(128)[:, None]
+        i_f = nl.arange(256)[None, :]
+        t = nl.load(x[0, i_p, {index}])
+        nl.store(out[i_p, i_f], value=t)
+        return out
+    """
+    found = lint(tmp_path, code, "NKI307", version="0.2")
+    if stride is None:
+        assert not found
+    else:
+        assert [f.span.start_line for f in found] == [11]
+        assert f"steps by {stride} elements" in found[0].message
+        assert "32768 runs per transfer" in found[0].message
+
+
+def test_combined_arange_indices_have_no_single_stride(tmp_path):
+    # i_a * 16 + i_b walks contiguous 16-element runs: not one stride.
+    code = LEGACY + """
+    @nki.jit
+    def k(x):
+        R, C = x.shape
+        out = nl.ndarray((128, 4, 16), dtype=nl.float32, buffer=nl.shared_hbm)
+        i_p = nl.arange(128)[:, None, None]
+        i_a = nl.arange(4)[None, :, None]
+        i_b = nl.arange(16)[None, None, :]
+        t = nl.load(x[i_p, i_a * 16 + i_b])
+        nl.store(out[i_p, i_a, i_b], value=t)
+        return out
+    """
+    assert not lint(tmp_path, code, "NKI307", version="0.2")
+
+
+def test_strided_dma_message_gives_the_bytes_and_the_stride(tmp_path):
+    code = HEAD + """
+    @nki.jit
+    def k(x):
+        R, C = x.shape
+        out = nl.ndarray((1024, 256), dtype=nl.bfloat16, buffer=nl.shared_hbm)
+        for i in range(8):
+            t = nl.ndarray((128, 256), dtype=nl.bfloat16, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=x[i * 128:(i + 1) * 128, 0:512:2])
+            nisa.dma_copy(dst=out[i * 128:(i + 1) * 128, 0:256], src=t)
+        return out
+    """
+    found = lint(tmp_path, code, "NKI307")
+    assert [f.span.start_line for f in found] == [12]
+    assert "(step 2)" in found[0].message and "(2 B), 64 KiB per transfer as 32768 runs" in found[0].message
