@@ -542,3 +542,20 @@ def test_partition_underuse_compute_needs_every_operand_on_the_walked_blocks(tmp
     """
     found = lint(tmp_path, code, "NKI306")
     assert sorted(f.span.start_line for f in found) == [13]
+
+
+def test_partition_underuse_sees_legacy_calls_on_adjacent_partition_blocks(tmp_path):
+    code = LEGACY + """
+    @nki.jit
+    def k(x):
+        out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+        t = nl.load(x[0:128, 0:512])
+        u = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+        for h in nl.affine_range(2):
+            u[h * 64:(h + 1) * 64, 0:512] = nl.exp(t[h * 64:(h + 1) * 64, 0:512])
+        nl.store(out[0:128, 0:512], value=u)
+        return out
+    """
+    found = lint(tmp_path, code, "NKI306", version="0.2")
+    assert [f.span.start_line for f in found] == [11]
+    assert found[0].message.startswith("exp works on 64 partitions per instruction")

@@ -215,7 +215,7 @@ free dimension.
                     kernel=kernel.name,
                 )
             for op_id, data in graph.ops():
-                if not _compute_op(graph, op_id, legacy_calls=bool(walked)):
+                if not _compute_op(graph, op_id):
                     continue
                 loop = repeating_loop(model, graph, lf, op_id)
                 if loop is None:
@@ -263,7 +263,7 @@ LEGACY_LANE_PARALLEL = {
 }
 
 
-def _compute_op(graph, op_id: str, legacy_calls: bool = False) -> bool:
+def _compute_op(graph, op_id: str) -> bool:
     data = graph.attrs(op_id)
     api = data.get("api") or ""
     if data.get("assignment") or data.get("augmented") or data.get("operator"):
@@ -271,7 +271,7 @@ def _compute_op(graph, op_id: str, legacy_calls: bool = False) -> bool:
     short = api.rsplit(".", 1)[-1]
     if api.startswith("nki.isa.") and short in LANE_PARALLEL:
         return is_compute(graph, op_id)
-    if legacy_calls and api.startswith("nki.language.") and short in LEGACY_LANE_PARALLEL:
+    if api.startswith("nki.language.") and short in LEGACY_LANE_PARALLEL:
         return is_compute(graph, op_id)
     return False
 
@@ -346,10 +346,19 @@ def _partition_walk_onchip(graph, op_id: str, loop, limit: int) -> int | None:
     found = None
     operands = [n for n, _ in graph.reads(op_id)] + [n for n, _ in graph.writes(op_id)]
     for node in operands:
-        if graph.attrs(graph.base_tensor(node)).get("buffer") not in ("sbuf", "psum"):
+        base = graph.attrs(graph.base_tensor(node))
+        if base.get("buffer") not in ("sbuf", "psum"):
             continue
+        if _own_result(graph, op_id, base):
+            continue  # a legacy call's fresh result tile takes its inputs' partitions
         p = _partition_walk_onchip_node(graph, node, loop, limit)
         if p is None or (found is not None and found != p):
             return None
         found = p
     return found
+
+
+def _own_result(graph, op_id: str, base: dict) -> bool:
+    """The tensor is the fresh result tile a legacy ``nl.*`` call creates."""
+    return base.get("origin") == "result" and base.get("call") is not None \
+        and base.get("call") is getattr(graph.attrs(op_id).get("site"), "node", None)
