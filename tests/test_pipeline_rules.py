@@ -443,3 +443,119 @@ def test_strided_dma_skips_one_off_small_columns(tmp_path):
     found = lint(tmp_path, code, "NKI307")
     assert [f.span.start_line for f in found] == [11]
     assert "innermost stride is 128 elements" in found[0].message
+
+
+@pytest.mark.parametrize("index,stride", [("i_f * 2", 2), ("3 * i_f + 1", 3), ("i_f + 4", None), ("i_f", None)])
+def test_strided_dma_follows_the_scale_of_a_legacy_arange(tmp_path, index, stride):
+    code = LEGACY + f"""
+    @nki.jit
+    def k(x):
+        K, R, C = x.shape
+        out = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.shared_hbm)
+        i_p = nl.arange(128)[:, None]
+        i_f = nl.arange(256)[None, :]
+        t = nl.load(x[0, i_p, {index}])
+        nl.store(out[i_p, i_f], value=t)
+        return out
+    """
+    found = lint(tmp_path, code, "NKI307", version="0.2")
+    if stride is None:
+        assert not found
+    else:
+        assert [f.span.start_line for f in found] == [11]
+        assert f"steps by {stride} elements" in found[0].message
+        assert "32768 runs per transfer" in found[0].message
+
+
+def test_combined_arange_indices_have_no_single_stride(tmp_path):
+    # i_a * 16 + i_b walks contiguous 16-element runs: not one stride.
+    code = LEGACY + """
+    @nki.jit
+    def k(x):
+        R, C = x.shape
+        out = nl.ndarray((128, 4, 16), dtype=nl.float32, buffer=nl.shared_hbm)
+        i_p = nl.arange(128)[:, None, None]
+        i_a = nl.arange(4)[None, :, None]
+        i_b = nl.arange(16)[None, None, :]
+        t = nl.load(x[i_p, i_a * 16 + i_b])
+        nl.store(out[i_p, i_a, i_b], value=t)
+        return out
+    """
+    assert not lint(tmp_path, code, "NKI307", version="0.2")
+
+
+def test_strided_dma_message_gives_the_bytes_and_the_stride(tmp_path):
+    code = HEAD + """
+    @nki.jit
+    def k(x):
+        R, C = x.shape
+        out = nl.ndarray((1024, 256), dtype=nl.bfloat16, buffer=nl.shared_hbm)
+        for i in range(8):
+            t = nl.ndarray((128, 256), dtype=nl.bfloat16, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=x[i * 128:(i + 1) * 128, 0:512:2])
+            nisa.dma_copy(dst=out[i * 128:(i + 1) * 128, 0:256], src=t)
+        return out
+    """
+    found = lint(tmp_path, code, "NKI307")
+    assert [f.span.start_line for f in found] == [12]
+    assert "(step 2)" in found[0].message and "(2 B), 64 KiB per transfer as 32768 runs" in found[0].message
+
+
+@pytest.mark.parametrize("trips,rows,reported", [(16, 32, [11, 12, 13]), (2, 32, []), (2, 64, [11, 12, 13]),
+                                                 ("n", 32, [11, 12, 13])])
+def test_partition_underuse_needs_the_blocks_to_cover_all_partitions(tmp_path, trips, rows, reported):
+    code = HEAD + f"""
+    @nki.jit
+    def k(x, n):
+        out = nl.ndarray((4096, 2048), dtype=nl.bfloat16, buffer=nl.shared_hbm)
+        for i in range({trips}):
+            t = nl.ndarray(({rows}, 2048), dtype=nl.bfloat16, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=x[i * {rows}:(i + 1) * {rows}, 0:2048])
+            nisa.activation(dst=t, op=nl.exp, data=t)
+            nisa.dma_copy(dst=out[i * {rows}:(i + 1) * {rows}, 0:2048], src=t)
+        return out
+    """
+    found = lint(tmp_path, code, "NKI306")
+    assert sorted(f.span.start_line for f in found) == reported
+    if reported:
+        compute = [f for f in found if f.span.start_line == 12][0]
+        assert f"{128 - rows} of the 128 lanes idle" in compute.message and "(line 11)" in compute.message
+
+
+def test_partition_underuse_compute_needs_every_operand_on_the_walked_blocks(tmp_path):
+    # The matmul-sized tile `w_sb` has 128 partitions: the tensor_tensor mixes
+    # 32- and 128-partition operands, which is not the lane-idle pattern.
+    code = HEAD + """
+    @nki.jit
+    def k(x, w):
+        out = nl.ndarray((512, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+        w_sb = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=w_sb, src=w[0:128, 0:512])
+        for i in range(16):
+            t = nl.ndarray((32, 512), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=x[i * 32:(i + 1) * 32, 0:512])
+            u = nl.ndarray((32, 512), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.tensor_tensor(dst=u, data1=t, data2=w_sb, op=nl.add)
+            nisa.tensor_copy(dst=w_sb[0:32, 0:512], src=u)
+        nisa.dma_copy(dst=out[0:128, 0:512], src=w_sb)
+        return out
+    """
+    found = lint(tmp_path, code, "NKI306")
+    assert sorted(f.span.start_line for f in found) == [13]
+
+
+def test_partition_underuse_sees_legacy_calls_on_adjacent_partition_blocks(tmp_path):
+    code = LEGACY + """
+    @nki.jit
+    def k(x):
+        out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+        t = nl.load(x[0:128, 0:512])
+        u = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+        for h in nl.affine_range(2):
+            u[h * 64:(h + 1) * 64, 0:512] = nl.exp(t[h * 64:(h + 1) * 64, 0:512])
+        nl.store(out[0:128, 0:512], value=u)
+        return out
+    """
+    found = lint(tmp_path, code, "NKI306", version="0.2")
+    assert [f.span.start_line for f in found] == [11]
+    assert found[0].message.startswith("exp works on 64 partitions per instruction")

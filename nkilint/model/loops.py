@@ -72,6 +72,8 @@ def syms_of(value: object, out: set | None = None, depth: int = 0) -> set:
     elif isinstance(value, IndexV):
         syms_of(value.extent, out, depth + 1)
         syms_of(value.offset, out, depth + 1)
+        if value.stride is not None:
+            syms_of(value.stride, out, depth + 1)
     elif isinstance(value, ParDimV):
         syms_of(value.size, out, depth + 1)
     elif isinstance(value, dict):
@@ -241,7 +243,8 @@ class LoopNest:
         if isinstance(value, DsV):
             return combine(self.variance(x, loop, fixed) for x in (value.start, value.size))
         if isinstance(value, IndexV):
-            return combine(self.variance(x, loop, fixed) for x in (value.extent, value.offset))
+            parts = (value.extent, value.offset) + ((value.stride,) if value.stride is not None else ())
+            return combine(self.variance(x, loop, fixed) for x in parts)
         if isinstance(value, ParDimV):
             return self.variance(value.size, loop, fixed)
         return UNK

@@ -373,12 +373,15 @@ class IndexV(Value):
     """Legacy ``nl.arange`` / ``nl.mgrid`` index expression.
 
     ``extent`` is the number of values it takes; ``axis_shape`` the shape it
-    broadcasts to ((n, 1) for a partition index, (1, n) for a free index)."""
+    broadcasts to ((n, 1) for a partition index, (1, n) for a free index);
+    ``stride`` the distance between consecutive values (``nl.arange(n) * 2``
+    takes every other element), None once two indices are combined."""
 
     extent: Value
     axis_shape: tuple[Value, ...]
     offset: Value = field(default_factory=lambda: Const(0))
     label: str | None = None
+    stride: Value | None = field(default_factory=lambda: Const(1))
 
 
 @dataclass(eq=False)

@@ -9,7 +9,7 @@ from nkilint.rule import Rule, invalid, valid
 
 from . import _dma as dma
 from ._ops import LANE_PARALLEL, is_compute, steps
-from ._report import OncePerSite, operand_text
+from ._report import OncePerSite, line_of, operand_text
 from ._reuse import repeating_loop
 
 
@@ -22,8 +22,14 @@ class PartitionUnderuse(Rule):
     explanation = """
 The rule reports a loop whose consecutive iterations take *adjacent* blocks
 of at most 64 rows (`x[i * 32:(i + 1) * 32, :]`): the data allows one
-128-partition DMA or instruction where the loop issues 128/P of them. It
-needs the block size and the loop index to be known.
+128-partition DMA or instruction where the loop issues 128/P of them. Both
+the DMAs and the lane-parallel instructions (VectorE, ScalarE, GpSimdE;
+legacy `nl.*` element-wise calls) on the tiles those DMAs fill or drain are
+reported, and instructions that walk adjacent partition blocks of one
+larger tile. It needs the block size and the loop index to be known, and
+the blocks together to cover at least 128 rows (a known trip count times
+the block size); a tile whose partition extent is the data's own (one
+64-row head per plane) is left alone.
 
 **Why on Trainium:** SBUF and PSUM have 128 partitions and every engine works
 on all of them at once: a VectorE/ScalarE/GpSimdE instruction over 64
@@ -59,8 +65,8 @@ free dimension.
                     nisa.dma_copy(dst=out[i * 32:(i + 1) * 32, 0:2048], src=t)
                 return out
             """,
-            lines=[10, 12],
-            title="current API: 32-row DMAs in a loop over adjacent row blocks",
+            lines=[10, 11, 12],
+            title="current API: 32-row DMAs and a 32-partition activation in a loop over adjacent row blocks",
         ),
         invalid(
             """
@@ -97,6 +103,61 @@ free dimension.
             lines=[8, 9],
             title="legacy API",
         ),
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def scale_rows(x, w):
+                out = nl.ndarray((512, 1024), dtype=nl.float32, buffer=nl.shared_hbm)
+                w_t = nl.load(w[0:1, 0:1024])
+                for i in nl.affine_range(16):
+                    t = nl.load(x[i * 32:(i + 1) * 32, 0:1024])
+                    y = nl.multiply(t, w_t)
+                    nl.store(out[i * 32:(i + 1) * 32, 0:1024], value=y)
+                return out
+            """,
+            lines=[9, 10, 11],
+            title="legacy API: an element-wise op on the 32-row tiles (the 1-row weights broadcast)",
+        ),
+        valid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def head_exp(q):
+                H, D, S = q.shape
+                out = nl.ndarray((8, 64, 2048), dtype=nl.bfloat16, buffer=nl.shared_hbm)
+                for h in range(8):
+                    t = nl.ndarray((64, 2048), dtype=nl.bfloat16, buffer=nl.sbuf)
+                    nisa.dma_copy(dst=t, src=q[h, 0:64, 0:2048])
+                    nisa.activation(dst=t, op=nl.exp, data=t)
+                    nisa.dma_copy(dst=out[h, 0:64, 0:2048], src=t)
+                return out
+            """,
+            title="64 partitions is the data's own extent (one 64-row head per iteration, heads in separate planes)",
+        ),
+        valid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def exp_rows(x):
+                out = nl.ndarray((64, 2048), dtype=nl.bfloat16, buffer=nl.shared_hbm)
+                for i in range(2):
+                    t = nl.ndarray((32, 2048), dtype=nl.bfloat16, buffer=nl.sbuf)
+                    nisa.dma_copy(dst=t, src=x[i * 32:(i + 1) * 32, 0:2048])
+                    nisa.activation(dst=t, op=nl.exp, data=t)
+                    nisa.dma_copy(dst=out[i * 32:(i + 1) * 32, 0:2048], src=t)
+                return out
+            """,
+            title="all the blocks together are fewer than 128 rows",
+        ),
         valid(
             """
             import nki
@@ -124,6 +185,10 @@ free dimension.
         for kernel in model.kernels:
             graph = kernel.graph
             lf = nest_of(graph)
+            # (loop id, on-chip base tensor) -> (partitions, line) of the
+            # transfers that walk adjacent row blocks: their tiles are the
+            # ones whose compute could run on all partitions.
+            walked: dict[tuple[str, str], tuple[int, int | None]] = {}
             for t in dma.transfers(graph):
                 if t.direction not in ("load", "store"):
                     continue
@@ -131,11 +196,12 @@ free dimension.
                 if parts is None or parts <= 0 or parts > limit // 2:
                     continue  # unknown, empty (another rule's finding) or over half the partitions
                 loop = repeating_loop(model, graph, lf, t.op_id)
-                if loop is None:
+                if loop is None or not _rows_fill(loop, parts, limit):
                     continue
                 step = _partition_walk_hbm(graph, t.hbm.node_id, loop, parts)
                 if step is None:
                     continue
+                walked.setdefault((loop.loop_id, t.onchip.base_id), (parts, line_of(graph.attrs(t.op_id))))
                 if parts == 1 and _partition_walk_onchip_node(graph, t.onchip.node_id, loop, limit) is None:
                     continue  # a single row into its own tile is usually a row to broadcast
                 engines = max(1, -(-parts // dma.PARTITIONS_PER_ENGINE))
@@ -156,6 +222,9 @@ free dimension.
                     continue
                 parts = _partition_walk_onchip(graph, op_id, loop, limit)
                 if parts is None:
+                    fed = _fed_by_walk(graph, op_id, loop, walked)
+                    if fed is not None:
+                        self._report_fed(reporter, kernel.name, data, loop, fed, limit)
                     continue
                 short = (data.get("api") or "").rsplit(".", 1)[-1]
                 reporter.at_site(
@@ -169,16 +238,73 @@ free dimension.
                 )
 
 
+    def _report_fed(self, reporter, kernel: str, data: dict, loop, fed: tuple[int, int | None], limit: int) -> None:
+        parts, line = fed
+        short = (data.get("api") or "").rsplit(".", 1)[-1]
+        where = f" (line {line})" if line is not None else ""
+        reporter.at_site(
+            data.get("site"),
+            f"{short} works on {parts}-partition tiles in every iteration of `{loop.header()}`, which moves "
+            f"adjacent {parts}-row blocks by DMA{where}: {limit - parts} of the {limit} lanes idle, and an "
+            f"instruction takes as long for {parts} partitions as for {limit}; est. {limit // parts}x the "
+            f"instructions needed",
+            hint=f"move {limit} rows per DMA into {limit}-partition tiles so each instruction covers all "
+                 f"{limit} partitions (partition vectorization, perf guide Opt #5b)",
+            kernel=kernel,
+        )
+
+
+# Legacy nki.language calls that run one lane-parallel instruction over their
+# tile operands (the element-wise and reduction families of nl.*).
+LEGACY_LANE_PARALLEL = {
+    "exp", "log", "tanh", "sigmoid", "relu", "gelu", "silu", "sqrt", "rsqrt", "square", "abs", "negative",
+    "reciprocal", "add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "copy", "sum", "max",
+    "min", "mean", "softmax", "erf", "sin", "cos", "where", "invert", "exp2", "sign", "rms_norm",
+}
+
+
 def _compute_op(graph, op_id: str) -> bool:
     data = graph.attrs(op_id)
     api = data.get("api") or ""
     if data.get("assignment") or data.get("augmented") or data.get("operator"):
         return False
-    if not api.startswith("nki.isa.") or api.rsplit(".", 1)[-1] not in LANE_PARALLEL:
-        return False
-    return is_compute(graph, op_id)
+    short = api.rsplit(".", 1)[-1]
+    if api.startswith("nki.isa.") and short in LANE_PARALLEL:
+        return is_compute(graph, op_id)
+    if api.startswith("nki.language.") and short in LEGACY_LANE_PARALLEL:
+        return is_compute(graph, op_id)
+    return False
 
 
+def _rows_fill(loop, parts: int, limit: int) -> bool:
+    """The loop's blocks together cover at least ``limit`` rows (a known trip
+    count times ``parts``); an unknown trip count is taken to."""
+    trips = dma.exact(loop.trip) if loop.trip is not None else None
+    return trips is None or trips * parts >= limit
+
+
+def _fed_by_walk(graph, op_id: str, loop, walked: dict) -> tuple[int, int | None] | None:
+    """(P, DMA line) when every on-chip operand of the op has exactly P
+    partitions (or one, broadcast along the partitions) and one of them is a
+    tile a DMA of the same loop moves in adjacent P-row blocks."""
+    sizes: set[int] = set()
+    fed = None
+    operands = [n for n, _ in graph.reads(op_id)] + [n for n, _ in graph.writes(op_id)]
+    for node in operands:
+        base_id = graph.base_tensor(node)
+        if graph.attrs(base_id).get("buffer") not in ("sbuf", "psum"):
+            continue
+        p = dma.exact(dma.partitions(dma.side(graph, node)))
+        if p is None:
+            return None
+        sizes.add(p)
+        hit = walked.get((loop.loop_id, base_id))
+        if hit is not None and hit[0] == p and fed is None:
+            fed = hit
+    # A one-partition operand broadcasts across the others (a row of weights).
+    if fed is None or sizes - {1} != {fed[0]}:
+        return None
+    return fed
 def _partition_walk_onchip_node(graph, node: str, loop, limit: int) -> int | None:
     """The on-chip view takes adjacent partition blocks of a larger tile."""
     data = graph.attrs(node)
@@ -220,10 +346,19 @@ def _partition_walk_onchip(graph, op_id: str, loop, limit: int) -> int | None:
     found = None
     operands = [n for n, _ in graph.reads(op_id)] + [n for n, _ in graph.writes(op_id)]
     for node in operands:
-        if graph.attrs(graph.base_tensor(node)).get("buffer") not in ("sbuf", "psum"):
+        base = graph.attrs(graph.base_tensor(node))
+        if base.get("buffer") not in ("sbuf", "psum"):
             continue
+        if _own_result(graph, op_id, base):
+            continue  # a legacy call's fresh result tile takes its inputs' partitions
         p = _partition_walk_onchip_node(graph, node, loop, limit)
         if p is None or (found is not None and found != p):
             return None
         found = p
     return found
+
+
+def _own_result(graph, op_id: str, base: dict) -> bool:
+    """The tensor is the fresh result tile a legacy ``nl.*`` call creates."""
+    return base.get("origin") == "result" and base.get("call") is not None \
+        and base.get("call") is getattr(graph.attrs(op_id).get("site"), "node", None)

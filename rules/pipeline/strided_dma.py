@@ -7,7 +7,7 @@ import ast
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model.loops import nest_of
-from nkilint.model.values import TupleV, int_binop
+from nkilint.model.values import IndexV, TupleV, int_binop
 from nkilint.rule import Rule, invalid, valid
 
 from . import _dma as dma
@@ -26,7 +26,8 @@ class StridedDma(Rule):
 A DMA whose HBM side does not move contiguous runs: the innermost index is
 fixed while an outer dimension is sliced (`x[0:128, 0:64, j]`), the
 innermost dimension is stepped (`x[:, ::2]`), or an access pattern
-(`.ap()`) has an innermost stride other than 1. One-off transfers of fewer
+(`.ap()`) has an innermost stride other than 1, or a legacy index
+steps by more than one (`x[i_p, i_f * 2]` with `i_f = nl.arange(n)`). One-off transfers of fewer
 than 64 elements per partition (a small vector read as a column) are left
 out; repeated or larger ones are reported.
 
@@ -101,6 +102,43 @@ view, or a TensorE transpose); or change the HBM layout of the input.
             lines=[8],
             title="legacy API: a stepped innermost slice",
         ),
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def even_columns(x):
+                K, R, C = x.shape
+                out = nl.ndarray((8, 128, 256), dtype=nl.float32, buffer=nl.shared_hbm)
+                i_p = nl.arange(128)[:, None]
+                i_f = nl.arange(256)[None, :]
+                for k in nl.affine_range(8):
+                    t = nl.load(x[k, i_p, i_f * 2])
+                    nl.store(out[k, i_p, i_f], value=t)
+                return out
+            """,
+            lines=[11],
+            title="legacy API: an arange index scaled by 2 on the innermost dimension",
+        ),
+        valid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def column_blocks(x):
+                K, R, C = x.shape
+                out = nl.ndarray((8, 128, 256), dtype=nl.float32, buffer=nl.shared_hbm)
+                i_p = nl.arange(128)[:, None]
+                i_f = nl.arange(256)[None, :]
+                for k in nl.affine_range(8):
+                    t = nl.load(x[k, i_p, i_f + 256])
+                    nl.store(out[k, i_p, i_f], value=t)
+                return out
+            """,
+            title="legacy API: a shifted (not scaled) arange reads contiguous runs",
+        ),
         valid(
             """
             import nki
@@ -141,15 +179,32 @@ view, or a TensorE transpose); or change the HBM layout of the input.
                 if few and repeating_loop(ctx.model, graph, nest_of(graph), t.op_id) is None:
                     continue
                 direction = "reads" if t.direction == "load" else "writes"
+                size = dma.itemsize(hbm.dtype) or (dma.itemsize(t.onchip.dtype) if t.onchip is not None else None)
                 reporter.at_site(
                     graph.attrs(t.op_id).get("site"),
                     f"DMA {direction} {operand_text(graph, hbm.node_id)} with {why}: every element is its own "
-                    f"contiguous run ({dma.itemsize(hbm.dtype) or '2-4'} B), far below the 256 B per partition "
+                    f"contiguous run ({size or '2-4'} B){_volume(t, size)}, far below the 256 B per partition "
                     f"where DMAs are already severely overhead-bound",
-                    hint="move contiguous rows (innermost HBM dimension innermost in the transfer) and rearrange "
-                         "on chip with a strided tensor_copy or a TensorE transpose",
+                    hint="move contiguous rows (innermost HBM dimension innermost in the transfer) and select or "
+                         "rearrange on chip with a strided tensor_copy or a TensorE transpose, or transpose the "
+                         "HBM layout",
                     kernel=kernel.name,
                 )
+
+
+def _volume(t: dma.Transfer, size: int | None) -> str:
+    """', 64 KiB per transfer as 32768 runs' when the transfer's element
+    count is known (the bytes only when the element type is)."""
+    if t.onchip is None:
+        return ""
+    parts = dma.exact(dma.partitions(t.onchip))
+    free = dma.exact(dma.free_elements(t.onchip))
+    if parts is None or free is None or parts * free < 2:
+        return ""
+    runs = parts * free
+    if size is None:
+        return f", {runs} runs per transfer"
+    return f", {dma.fmt_bytes(runs * size)} per transfer as {runs} runs"
 
 
 def _strided(graph, hbm: dma.Side) -> str | None:
@@ -184,6 +239,13 @@ def _strided(graph, hbm: dma.Side) -> str | None:
         span = dma.int_bounds(int_binop(ast.Sub, stop, start)) if start is not None else None
         if step and span is not None and span[0] > step:  # at least two elements picked
             return f"a stepped innermost slice (step {step})"
+    if isinstance(last, IndexV):
+        # Legacy ``x[i_p, i_f * 2]``: a scaled arange on the innermost dimension.
+        stride = dma.exact(last.stride) if last.stride is not None else None
+        extent = dma.int_bounds(last.extent)
+        if stride is not None and stride >= 2 and extent is not None and extent[0] >= 2:
+            return f"an innermost index that steps by {stride} elements (an arange scaled by {stride})"
+        return None
     if dma.is_integer_index(last) and outer_sliced:
         dim = dma.int_bounds(shape[-1])
         index = dma.int_bounds(last)

@@ -374,7 +374,7 @@ class ExpressionsMixin:
                 isinstance(x, SliceV) or (isinstance(x, Const) and x.value is None) for x in items
             ):
                 shape = tuple(base.extent if isinstance(x, SliceV) else Const(1) for x in items)
-                return IndexV(base.extent, shape, base.offset, label=base.label)
+                return IndexV(base.extent, shape, base.offset, label=base.label, stride=base.stride)
             return base
         if isinstance(base, FuncV):
             # kernel[grid](...) SPMD launch: same function.

@@ -230,16 +230,19 @@ def _index_arith(op: ast.operator, left: Value, right: Value) -> Value:
         shape = _broadcast([left.axis_shape, right.axis_shape]) or left.axis_shape
         extent = int_binop(ast.Mult, left.extent, right.extent)
         offset = int_binop(type(op), left.offset, right.offset) if isinstance(op, (ast.Add, ast.Sub)) else Unknown("index offset")
-        return IndexV(extent, shape, offset)
+        # Two combined indices step by different amounts along their axes.
+        return IndexV(extent, shape, offset, stride=None)
     idx = left if isinstance(left, IndexV) else right
     other = right if idx is left else left
     if isinstance(op, ast.Add):
-        return IndexV(idx.extent, idx.axis_shape, int_binop(ast.Add, idx.offset, other))
+        return IndexV(idx.extent, idx.axis_shape, int_binop(ast.Add, idx.offset, other), stride=idx.stride)
     if isinstance(op, ast.Sub) and idx is left:
-        return IndexV(idx.extent, idx.axis_shape, int_binop(ast.Sub, idx.offset, other))
+        return IndexV(idx.extent, idx.axis_shape, int_binop(ast.Sub, idx.offset, other), stride=idx.stride)
     if isinstance(op, ast.Mult):
-        return IndexV(idx.extent, idx.axis_shape, int_binop(ast.Mult, idx.offset, other))
-    return IndexV(idx.extent, idx.axis_shape, Unknown("index offset"))
+        # Scaling an index scales the distance between its values too.
+        stride = int_binop(ast.Mult, idx.stride, other) if idx.stride is not None else None
+        return IndexV(idx.extent, idx.axis_shape, int_binop(ast.Mult, idx.offset, other), stride=stride)
+    return IndexV(idx.extent, idx.axis_shape, Unknown("index offset"), stride=None)
 
 
 def _visible_lists(frame: Frame) -> list[TupleV]:
