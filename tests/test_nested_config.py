@@ -156,3 +156,15 @@ def test_server_uses_the_nested_configuration(project):
     broken = session.lint(old, LEGACY_KERNEL)
     assert [f.rule_id for f in broken.result.findings] == ["NKI601"]  # the root's settings
     assert any("legacy" in p and "2.99" in p for p in session.problems)
+
+
+def test_review_uses_the_nested_configuration(cli, project):
+    kernel = "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\n\n\n@nki.jit\ndef k(a):\n    return nl.load(a)\n"
+    _tree(project)
+    write(project / "top_legacy.py", kernel)
+    write(project / "legacy" / "old.py", kernel)
+    result = cli("review", "--format", "json", ".")
+    data = json.loads(result.stdout)
+    sdks = {f["path"]: {k["card"]["sdk"] for k in f["kernels"]} for f in data["files"] if f["kernels"]}
+    assert sdks["top_legacy.py"] == sdks["new.py"] == {"2.34"}
+    assert sdks["legacy/old.py"] == sdks["legacy/deep/older.py"] == {"2.26"}
