@@ -168,3 +168,24 @@ def test_review_uses_the_nested_configuration(cli, project):
     sdks = {f["path"]: {k["card"]["sdk"] for k in f["kernels"]} for f in data["files"] if f["kernels"]}
     assert sdks["top_legacy.py"] == sdks["new.py"] == {"2.34"}
     assert sdks["legacy/old.py"] == sdks["legacy/deep/older.py"] == {"2.26"}
+
+
+def test_a_nested_table_without_a_release_takes_its_directorys_pins(cli, project):
+    _tree(project, '[tool.nkilint]\nselect = ["NKI601"]\n')
+    # Not the root's sdk = "2.34": the nested table replaces the root's.
+    assert ("legacy/old.py", "NKI601") in _findings(cli)[1]
+    write(project / "legacy" / "requirements.txt", "neuronx-cc==2.19.8089.0\n")  # SDK 2.24: legacy imports work
+    _, found, _ = _findings(cli)
+    assert found == [("top_legacy.py", "NKI601")]
+    result = cli("check", "-v", "--no-cache")
+    assert "target SDK 2.24" in result.stderr and "legacy/requirements.txt:1" in result.stderr
+
+
+def test_a_broken_nested_pyproject_that_names_nkilint_is_an_error(cli, project):
+    _tree(project, '[tool.nkilint]\nsdk = "2.26\n')
+    result = cli("check", "--no-cache")
+    assert result.exit_code == 2
+    assert "invalid TOML" in result.stderr and str(project / "legacy" / "pyproject.toml") in result.stderr
+    # One that does not mention nkilint is not ours: the root's settings apply.
+    _tree(project, '[project\nname = "x"\n')
+    assert ("legacy/old.py", "NKI601") in _findings(cli)[1]
