@@ -163,5 +163,21 @@ def ignored_keys_messages(scopes: Iterable[Scope], root_config: Path | None) -> 
     return out
 
 
+def shadowed_overrides_messages(run: Settings, displays: Iterable[str]) -> list[str]:
+    """One warning per root [[tool.nkilint.overrides]] table that matches
+    files a nested configuration covers: the nested table replaces the
+    root's there, so the table does not apply to them."""
+    covered = [(d, scope) for d in displays if (scope := scope_for(run, d)) is not None]
+    out = []
+    for number, override in enumerate(run.overrides, 1):
+        hit = sorted({scope.directory for d, scope in covered if override.matches(d)})
+        if hit:
+            dirs = ", ".join(f"{d}/" for d in hit)
+            out.append(f"{override.where} matches files under {dirs}, which use {'their' if len(hit) > 1 else 'its'} "
+                       f"nested configuration instead (it replaces the root's there): move the table into "
+                       f"{'those' if len(hit) > 1 else 'that'} pyproject.toml, with globs relative to its directory")
+    return out
+
+
 def directories_of(paths: Iterable[Path]) -> set[Path]:
     return {Path(os.path.abspath(p)).parent for p in paths}

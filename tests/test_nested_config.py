@@ -189,3 +189,15 @@ def test_a_broken_nested_pyproject_that_names_nkilint_is_an_error(cli, project):
     # One that does not mention nkilint is not ours: the root's settings apply.
     _tree(project, '[project\nname = "x"\n')
     assert ("legacy/old.py", "NKI601") in _findings(cli)[1]
+
+
+def test_a_root_override_that_reaches_into_a_nested_directory_is_warned_about(cli, project):
+    _tree(project)
+    write(project / "pyproject.toml", ROOT + '\n[[tool.nkilint.overrides]]\nfiles = ["legacy/deep/**"]\nsdk = "2.34"\n')
+    code, found, stderr = _findings(cli)
+    # The nested table decides for legacy/: the root's table does not apply there.
+    assert found == [("top_legacy.py", "NKI601")]
+    assert "[[tool.nkilint.overrides]] #1 matches files under legacy/" in stderr
+    write(project / "pyproject.toml", ROOT + '\n[[tool.nkilint.overrides]]\nfiles = ["top_*.py"]\nsdk = "2.26"\n')
+    code, found, stderr = _findings(cli)
+    assert found == [] and "matches files under" not in stderr

@@ -266,7 +266,7 @@ def _with_nested(settings, ruleset, files, stdin_filename: str | None):
     """The settings with the nested [tool.nkilint] tables of the files'
     directories (nkilint/nested.py), and the warnings for run-wide keys they
     set; a bad nested table is a configuration error (exit 2) naming its file."""
-    from ..nested import directories_of, ignored_keys_messages, resolve_scopes
+    from ..nested import directories_of, ignored_keys_messages, resolve_scopes, shadowed_overrides_messages
 
     disk = [f.path for f in files]
     if stdin_filename:
@@ -277,7 +277,9 @@ def _with_nested(settings, ruleset, files, stdin_filename: str | None):
         raise UsageFailure(str(exc)) from None
     if not scopes:
         return settings, []
-    return settings.merged(scopes=scopes), ignored_keys_messages(scopes, settings.config_file)
+    settings = settings.merged(scopes=scopes)
+    notes = ignored_keys_messages(scopes, settings.config_file)
+    return settings, notes + shadowed_overrides_messages(settings, [f.display for f in files])
 
 
 def _add_noqa(run: Run, errors: list[str]) -> None:
