@@ -103,6 +103,17 @@ class Settings:
     # the configuration's).
     cli_keys: frozenset[str] = frozenset()
     cli_extend_select: tuple[str, ...] = ()
+    # The command line's values as a [tool.nkilint] table (lists as tuples),
+    # applied again over each nested configuration (nkilint/nested.py).
+    cli_table: tuple[tuple[str, Any], ...] = ()
+    # Nested [tool.nkilint] tables below the root (nkilint/nested.py): False
+    # with --config or --isolated, which name the one configuration.
+    hierarchical: bool = True
+    # The nested configurations of the files being checked, by directory.
+    scopes: tuple[Any, ...] = ()
+    # For a nested configuration's settings: its directory relative to the
+    # project root (POSIX); its overrides and per-file-ignores are relative to it.
+    scope_dir: str = ""
 
     def __post_init__(self) -> None:
         release, version = self.release, self.nki_version
@@ -304,6 +315,13 @@ def find_config(start: Path) -> Path | None:
 
 def load_config(path: Path) -> Settings:
     """Settings from a pyproject.toml's [tool.nkilint] table."""
+    table, text = read_table(path)
+    values = parse_table(table, f"{path} [tool.nkilint]", path.parent, origin=config_origin(path, text, table))
+    return Settings(root=path.parent.resolve(), config_file=path, **values)
+
+
+def read_table(path: Path) -> tuple[dict[str, Any], str]:
+    """A pyproject.toml's [tool.nkilint] table (empty when absent) and the file's text."""
     try:
         text = read_text_capped(path)
     except (OSError, UnicodeDecodeError) as exc:
@@ -316,11 +334,10 @@ def load_config(path: Path) -> Settings:
     table = tool.get("nkilint", {}) if isinstance(tool, dict) else {}
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.nkilint] must be a table")
-    values = parse_table(table, f"{path} [tool.nkilint]", path.parent, origin=_config_origin(path, text, table))
-    return Settings(root=path.parent.resolve(), config_file=path, **values)
+    return table, text
 
 
-def _config_origin(path: Path, text: str, table: dict[str, Any]) -> str | None:
+def config_origin(path: Path, text: str, table: dict[str, Any]) -> str | None:
     """``from pyproject.toml:12 ([tool.nkilint] sdk)`` for a target the table sets."""
     key = "sdk" if "sdk" in table else "nki-version" if "nki-version" in table else None
     if key is None:
@@ -339,3 +356,28 @@ def _config_origin(path: Path, text: str, table: dict[str, Any]) -> str | None:
 
     where = display_path(path) + (f":{line_no}" if line_no else "")
     return f"from {where} ([tool.nkilint] {key})"
+
+
+def apply_cli(settings: Settings, table: dict[str, Any]) -> Settings:
+    """``settings`` with the command line's values (a [tool.nkilint]-style
+    table, validated by the same code) over them; what the command line sets
+    applies to every file, over the overrides."""
+    if not table:
+        return settings
+    origin = f"from --sdk {table['sdk']}" if "sdk" in table else (
+        f"from --nki-version {table['nki-version']}" if "nki-version" in table else None)
+    values = parse_table(table, "command line", settings.root, origin=origin)
+    cli_keys = {key for key in ("select", "extend-select", "ignore", "target") if key in table}
+    if "sdk" in table or "nki-version" in table:
+        cli_keys.add("release")
+    values["cli_keys"] = frozenset(cli_keys)
+    if "extend_select" in values:
+        values["cli_extend_select"] = values["extend_select"]
+        values["extend_select"] = tuple(settings.extend_select) + values["extend_select"]
+    values["cli_table"] = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in table.items())
+    return settings.merged(**values)
+
+
+def cli_table_of(settings: Settings) -> dict[str, Any]:
+    """The command line's table back from ``Settings.cli_table`` (lists again)."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in settings.cli_table}

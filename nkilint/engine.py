@@ -29,6 +29,7 @@ from .incomplete import ANALYSIS_INCOMPLETE, partial_kernel_findings, time_limit
 from .paths import display_path, on_disk
 from .rule import Rule, RuleSet
 from .overrides import matching
+from .nested import scope_for
 from .profiles import Profile, build_profile
 from .selection import Selector, matches_any
 from .safefs import FileTooLargeError, NotRegularFileError, read_bytes_capped
@@ -98,11 +99,14 @@ class RunOptions:
 
 def _per_file_selectors(settings: Settings, display: str) -> list[Selector]:
     out: list[Selector] = []
+    if settings.scope_dir:
+        # A nested configuration's globs are relative to its directory.
+        rel = _relative_to_root(display, settings.root)
+        names = (rel[len(settings.scope_dir) + 1:], display.rsplit("/", 1)[-1])
+    else:
+        names = (display, display.rsplit("/", 1)[-1], _relative_to_root(display, settings.root))
     for glob, selectors in settings.per_file_ignores:
-        base = display.rsplit("/", 1)[-1]
-        if fnmatch.fnmatchcase(display, glob) or fnmatch.fnmatchcase(base, glob) or fnmatch.fnmatchcase(
-            _relative_to_root(display, settings.root), glob
-        ):
+        if any(fnmatch.fnmatchcase(name, glob) for name in names):
             out.extend(Selector(s) for s in selectors)
     return out
 
@@ -149,17 +153,27 @@ class Checker:
         self.names = {r.id: r.name for r in ruleset}
         self._project = None
         self._base = Profile(settings, self.target, enabled, tuple(self.rules))
-        self._profiles: dict[tuple[int, ...], Profile] = {(): self._base}
+        self._profiles: dict[tuple[str, tuple[int, ...]], Profile] = {("", ()): self._base}
 
     def profile_for(self, display: str) -> Profile:
-        """The settings, target and rules of the file reported as ``display``."""
-        if not self.settings.overrides:
+        """The settings, target and rules of the file reported as ``display``:
+        its nested configuration's (nkilint/nested.py), or the run's, with the
+        [[tool.nkilint.overrides]] tables that match it."""
+        if not self.settings.overrides and not self.settings.scopes:
             return self._base
-        indexes = matching(self.settings.overrides, _relative_to_root(display, self.settings.root))
-        profile = self._profiles.get(indexes)
+        rel = _relative_to_root(display, self.settings.root)
+        scope = scope_for(self.settings, rel)
+        if scope is None:
+            settings, enabled, directory, own_rel = self.settings, self.enabled, "", rel
+        else:
+            settings, enabled, directory = scope.settings, frozenset(scope.enabled), scope.directory
+            own_rel = rel[len(directory) + 1:]
+        indexes = matching(settings.overrides, own_rel) if settings.overrides else ()
+        key = (directory, indexes)
+        profile = self._profiles.get(key)
         if profile is None:
-            profile = self._profiles[indexes] = build_profile(self.settings, self.ruleset, self.enabled, indexes,
-                                                                self.options.extra_rules)
+            profile = self._profiles[key] = build_profile(settings, self.ruleset, enabled, indexes,
+                                                          self.options.extra_rules)
         return profile
 
     @property
@@ -325,7 +339,7 @@ class Checker:
 
     def _finish(self, result: FileResult, source: SourceFile | None, enabled: frozenset[str]) -> None:
         findings = result.findings
-        pfi = _per_file_selectors(self.settings, result.path)
+        pfi = _per_file_selectors(self.profile_for(result.path).settings, result.path)
         if pfi:
             findings = [
                 f for f in findings

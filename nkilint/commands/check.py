@@ -145,6 +145,13 @@ def check(
         raise UsageFailure(str(exc)) from None
     ruleset, enabled = _ruleset_and_enabled(settings)
     tune_gc()
+    file_paths = [p for p in paths if p != "-"]
+    files, errors = discover(file_paths, settings.root, settings.all_excludes, force_exclude,
+                             settings.respect_gitignore)
+    if example:
+        files = [InputFile(EXAMPLE_PATH, "nkilint/examples/softmax_port.py", True)]
+    else:
+        settings, nested_notes = _with_nested(settings, ruleset, files, stdin_filename if "-" in paths else None)
     options = RunOptions(
         want_fingerprints=output_format == "sarif", keep_text=fix or diff or add_noqa,
         project_roots=() if example else project_scan_roots(paths, settings),
@@ -152,15 +159,14 @@ def check(
     )
     checker = Checker(settings, ruleset, enabled, options)
     run = Run(settings, ruleset, enabled, cwd=Path.cwd().resolve())
-
-    file_paths = [p for p in paths if p != "-"]
-    files, errors = discover(file_paths, settings.root, settings.all_excludes, force_exclude,
-                             settings.respect_gitignore)
     for message in errors:
         run.notifications.append(Notification(Level.ERROR, message))
         click.echo(f"nkilint: error: {printable(message)}", err=True)
-    if example:
-        files = [InputFile(EXAMPLE_PATH, "nkilint/examples/softmax_port.py", True)]
+    if not example:
+        for message in nested_notes:
+            run.notifications.append(Notification(Level.WARNING, message))
+            if not silent:
+                click.echo(f"nkilint: warning: {printable(message)}", err=True)
     if verbose and not silent:
         _explain_settings(settings, len(files) + ("-" in paths), [f.display for f in files])
     if "-" in paths:
@@ -256,6 +262,26 @@ def check(
     sys.exit(code)
 
 
+def _with_nested(settings, ruleset, files, stdin_filename: str | None):
+    """The settings with the nested [tool.nkilint] tables of the files'
+    directories (nkilint/nested.py), and the warnings for run-wide keys they
+    set; a bad nested table is a configuration error (exit 2) naming its file."""
+    from ..nested import directories_of, ignored_keys_messages, resolve_scopes, shadowed_overrides_messages
+
+    disk = [f.path for f in files]
+    if stdin_filename:
+        disk.append(Path(stdin_filename))
+    try:
+        scopes = resolve_scopes(settings, directories_of(disk), ruleset)
+    except ConfigError as exc:
+        raise UsageFailure(str(exc)) from None
+    if not scopes:
+        return settings, []
+    settings = settings.merged(scopes=scopes)
+    notes = ignored_keys_messages(scopes, settings.config_file)
+    return settings, notes + shadowed_overrides_messages(settings, [f.display for f in files])
+
+
 def _add_noqa(run: Run, errors: list[str]) -> None:
     """--add-noqa: write the comments, say what was done, and stop (exit 0
     unless a path was missing, a rule crashed or a file was not written)."""
@@ -269,13 +295,36 @@ def _add_noqa(run: Run, errors: list[str]) -> None:
 
 
 def _explain_settings(settings, n_files: int, displays: list[str]) -> None:
+    from ..nested import scope_for
+
     s = settings
     click.echo(f"nkilint: project root {printable(str(s.root))} (paths are reported relative to it)", err=True)
-    click.echo(f"nkilint: configuration {printable(str(s.config_file or 'none (defaults)'))}", err=True)
-    click.echo(f"nkilint: target {s.release.label} {s.target_origin.text}; {s.target.name}", err=True)
-    for number, override in enumerate(s.overrides, 1):
-        click.echo(f"nkilint: {_describe_override(number, override, s, displays)}", err=True)
+    own = [d for d in displays if scope_for(s, d) is None]
+    groups = f" for {_count(own)}" if s.scopes else ""
+    click.echo(f"nkilint: configuration {printable(str(s.config_file or 'none (defaults)'))}{groups}", err=True)
+    _explain_one(s, own)
+    if not s.hierarchical:
+        click.echo("nkilint: nested configurations not read (--config / --isolated name the one configuration)",
+                   err=True)
+    for scope in s.scopes:
+        mine = [d[len(scope.directory) + 1:] for d in displays if scope_for(s, d) is scope]
+        click.echo(f"nkilint: configuration {printable(str(scope.config_file))} (nested) for {_count(mine)} "
+                   f"under {printable(scope.directory)}/", err=True)
+        _explain_one(scope.settings, mine, "  ")
     click.echo(f"nkilint: {n_files} file{'s' if n_files != 1 else ''} to check", err=True)
+
+
+def _count(displays: list[str]) -> str:
+    return f"{len(displays)} file{'s' if len(displays) != 1 else ''}"
+
+
+def _explain_one(s, displays: list[str], indent: str = "") -> None:
+    """The target and overrides of one configuration."""
+    click.echo(f"nkilint: {indent}target {s.release.label} {s.target_origin.text}; {s.target.name}", err=True)
+    if s.scope_dir and s.select is not None:
+        click.echo(f"nkilint: {indent}select {','.join(s.select)}", err=True)
+    for number, override in enumerate(s.overrides, 1):
+        click.echo(f"nkilint: {indent}{_describe_override(number, override, s, displays)}", err=True)
 
 
 def _describe_override(number: int, override, settings, displays: list[str]) -> str:

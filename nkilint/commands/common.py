@@ -8,7 +8,7 @@ from typing import Iterable
 
 import click
 
-from ..config import Settings, find_config, load_config, parse_table
+from ..config import Settings, apply_cli, find_config, load_config
 from ..paths import common_start, project_root
 from ..plugins import PluginError, installed_rules
 from ..selection import SelectorError, resolve_enabled, validate_override_selectors, validate_selectors
@@ -73,19 +73,10 @@ def build_settings(
         value = overrides.get(key.replace("-", "_"))
         if value is not None:
             table[key] = value
-    if table:
-        origin = f"from --sdk {table['sdk']}" if "sdk" in table else (
-            f"from --nki-version {table['nki-version']}" if "nki-version" in table else None)
-        values = parse_table(table, "command line", settings.root, origin=origin)
-        # What the command line sets applies to every file, over the overrides.
-        cli_keys = {key for key in ("select", "extend-select", "ignore", "target") if key in table}
-        if "sdk" in table or "nki-version" in table:
-            cli_keys.add("release")
-        values["cli_keys"] = frozenset(cli_keys)
-        if "extend_select" in values:
-            values["cli_extend_select"] = values["extend_select"]
-            values["extend_select"] = tuple(settings.extend_select) + values["extend_select"]
-        settings = settings.merged(**values)
+    settings = apply_cli(settings, table)
+    if config or isolated:
+        # One configuration named (or none): nested [tool.nkilint] tables are not read.
+        settings = settings.merged(hierarchical=False)
     if not settings.nki_version_explicit and not isolated and find_pins:
         settings = _target_from_project(settings, paths)
     return settings

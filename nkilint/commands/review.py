@@ -63,7 +63,10 @@ def review_command(paths, original, kernel_name, output_format, output, target, 
     from ..review.report import build_review
 
     root = EXAMPLE_PATH.parent.parent.parent if example else None  # show the example as nkilint/examples/...
-    review = build_review(tuple(paths), settings, ruleset, enabled, kernel_name, display_root=root)
+    try:
+        review = build_review(tuple(paths), settings, ruleset, enabled, kernel_name, display_root=root)
+    except ConfigError as exc:  # a nested [tool.nkilint] table
+        raise UsageFailure(str(exc)) from None
     if original:
         from ..review.original import read_original
 

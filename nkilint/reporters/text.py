@@ -56,6 +56,9 @@ def target_header(run: Run) -> str:
         # reader looks for the target (-v lists the tables).
         count = len(s.overrides)
         text += f"; {count} [[tool.nkilint.overrides]] table{'s' if count != 1 else ''} (-v lists them)"
+    if s.scopes:
+        count = len(s.scopes)
+        text += f"; {count} nested configuration{'s' if count != 1 else ''} (-v lists them)"
     return text
 
 

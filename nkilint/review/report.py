@@ -181,6 +181,11 @@ def build_review(paths: tuple[str, ...], settings, ruleset, enabled, kernel_name
     """``display_root``: show paths relative to it (the bundled example)."""
     files, errors = discover(list(paths), settings.root, settings.all_excludes,
                              respect_gitignore=settings.respect_gitignore)
+    if display_root is None:  # the nested [tool.nkilint] tables, as nkilint check reads them
+        from ..nested import directories_of, resolve_scopes
+
+        scopes = resolve_scopes(settings, directories_of(item.path for item in files), ruleset)
+        settings = settings.merged(scopes=scopes) if scopes else settings
     options = RunOptions(project_roots=project_scan_roots(paths, settings))
     checker = Checker(settings, ruleset, enabled, options)
     reviews = [review_file(checker, item.path, _display(item, display_root), settings, kernel_name) for item in files]

@@ -1,6 +1,7 @@
 """What the server knows between requests: settings, checkers, results.
 
-Settings come from the nearest ``[tool.nkilint]`` above the document (the
+Settings come from the ``[tool.nkilint]`` at or above the workspace root
+(or the document, outside it) and the nested one nearest the document (the
 CLI's resolution, with the project's pins choosing the target release when
 the configuration does not), and are re-read when that file changes. One
 ``Checker`` (and so one project of sibling modules read from disk) serves
@@ -20,6 +21,7 @@ from pathlib import Path
 from ..config import ConfigError, Settings, find_config, load_config
 from ..engine import RULE_CRASH, Checker, FileResult, RunOptions, project_scan_roots, tune_gc
 from ..findings import Finding, Level, Span
+from ..nested import resolve_scopes
 from ..plugins import installed_rules
 from ..rule import RuleSet
 from ..selection import SelectorError, resolve_enabled, validate_override_selectors, validate_selectors
@@ -43,7 +45,8 @@ class _Config:
     settings: Settings
     stamp: tuple | None  # (mtime_ns, size) of the config file when read
     enabled: frozenset[str]
-    checkers: dict[tuple[str, ...], Checker] = field(default_factory=dict)
+    checkers: dict[tuple, Checker] = field(default_factory=dict)
+    scopes: dict[Path, tuple] = field(default_factory=dict)  # directory -> nested configuration
     problem: str | None = None
 
 
@@ -75,6 +78,11 @@ class Session:
 
     def _config_for(self, path: Path | None) -> _Config:
         start = path.parent if path is not None else (self.workspace_root or Path.cwd())
+        if path is not None and self.workspace_root is not None and _under(path, self.workspace_root):
+            # As ``nkilint check`` run in the workspace: the configuration at
+            # or above the workspace root, then the nested ones below it
+            # (nkilint/nested.py, resolved per document in checker_for).
+            start = self.workspace_root
         found = find_config(start)
         stamp = _stamp(found)
         config = self._configs.get(found)
@@ -114,12 +122,30 @@ class Session:
     def checker_for(self, path: Path | None) -> Checker:
         config = self._config_for(path)
         settings = config.settings
+        if path is not None:
+            settings = self._with_scope(config, path)
         roots = project_scan_roots((str(path),), settings) if path is not None else ()
-        checker = config.checkers.get(roots)
+        key = (roots, settings.scopes[0].directory if settings.scopes else "")
+        checker = config.checkers.get(key)
         if checker is None:
             checker = Checker(settings, self.ruleset, config.enabled, RunOptions(project_roots=roots))
-            config.checkers[roots] = checker
+            config.checkers[key] = checker
         return checker
+
+    def _with_scope(self, config: _Config, path: Path) -> Settings:
+        """The settings with the nested configuration of the document's
+        directory, as the CLI resolves it; a broken one is reported once and
+        the document gets the root's settings."""
+        directory = path.parent
+        if directory not in config.scopes:
+            try:
+                config.scopes[directory] = resolve_scopes(config.settings, [directory], self.ruleset)
+            except ConfigError as exc:
+                problem = f"nkilint: {exc}; using the root configuration"
+                self.problems.append(problem)
+                config.scopes[directory] = ()
+        scopes = config.scopes[directory]
+        return config.settings.merged(scopes=scopes) if scopes else config.settings
 
     # -- linting ------------------------------------------------------------------------
     def lint(self, path: Path | None, text: str, version: int | None = None, name: str = "untitled") -> Checked:
@@ -179,6 +205,14 @@ def _crashed(display: str, exc: Exception) -> FileResult:
     result.findings.append(Finding(RULE_CRASH, Level.ERROR, message, display, Span(1, 1, 1, 2),
                                    hint="report it with the file that triggers it: " + detail.strip().splitlines()[-1]))
     return result
+
+
+def _under(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+    except (ValueError, OSError, RuntimeError):
+        return False
+    return True
 
 
 def _display(path: Path, root: Path) -> str:
