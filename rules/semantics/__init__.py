@@ -37,6 +37,7 @@ from .indirect_index_unsupported import IndirectIndexUnsupported
 from .loop_over_arange import LoopOverArange
 from .mixed_basic_advanced_indexing import MixedBasicAdvancedIndexing
 from .mutable_parameter_not_returned import MutableParameterNotReturned
+from .name_used_before_assignment import NameUsedBeforeAssignment
 from .nested_spmd_kernel_call import NestedSpmdKernelCall
 from .nki_api_outside_kernel import NkiApiOutsideKernel
 from .non_affine_mask import NonAffineMask
@@ -81,4 +82,5 @@ RULES = (
     LoopOverArange,  # NKI729
     ReshapeElementCount,  # NKI730
     DeviceScalarMisuse,  # NKI731
+    NameUsedBeforeAssignment,  # NKI732
 )
