@@ -160,3 +160,36 @@ def test_deep_nesting_does_not_recurse(tmp_path):
     finally:
         sys.setrecursionlimit(limit)
     assert [(u.node.lineno, u.status) for u in uses] == [(depth + 3, MAYBE)]
+
+
+def test_path_enders_and_enum_chains(tmp_path):
+    code = """
+    import sys
+    def kernel(a, rank, layout, n):
+        if rank == 2:
+            x = 1
+        elif rank == 3:
+            x = 2
+        else:
+            kernel_assert(False, "rank")
+        if layout == Layout.BSD:
+            y = 1
+        elif layout == Layout.NBSD:
+            y = 2
+        if n == 1:
+            z = 1
+        elif n == 2:
+            z = 2
+        if layout == Layout.BSD:
+            w = 1
+        if n:
+            v = 1
+        else:
+            sys.exit(1)
+        if a:
+            u = 1
+        else:
+            assert False, "no"
+        return x, y, z, w, v, u
+    """
+    assert _uses(tmp_path, code) == [(28, "z", MAYBE), (28, "w", MAYBE)]

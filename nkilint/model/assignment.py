@@ -22,7 +22,9 @@ Tests the syntax decides (``if False:``, ``if 0:``, a module constant bound
 once to a literal) skip the branch that cannot run. A loop is assumed to
 run at least once (kernels loop over tile counts), so a name a loop body
 binds is bound after it. ``return``/``raise``/``break``/``continue`` end a
-path. A function with a ``match`` statement, or whose names may be bound by
+path, and so do ``assert False``, ``sys.exit`` and ``kernel_assert(False,
+...)``-style helpers; an ``if``/``elif`` chain over members of one enum is
+taken as exhaustive. A function with a ``match`` statement, or whose names may be bound by
 ``exec``/``locals()``, has no answer (a must-analysis: silent rather than a
 guess). The walk keeps its own stack (``trampoline``), so deeply nested
 blocks do not recurse in Python.
@@ -162,6 +164,7 @@ class _Walker:
         self.uses: list[tuple[ast.Name, str]] = []
         self.breaks: list[list[State | None]] = []
         self.bail = False
+        self.exhaustive = _exhaustive_chains(fn)
 
     # -- events -------------------------------------------------------------
     def apply(self, state: State | None, events, stmt: ast.AST) -> State | None:
@@ -195,6 +198,8 @@ class _Walker:
             state = self.apply(state, _expr_events(s.test), s)
             truth = self.constant.truth(s.test)
             then = (yield self.block(s.body, dict(state))) if truth is not False else None
+            if truth is not True and not s.orelse and id(s) in self.exhaustive:
+                return then  # the last arm of an if/elif chain over one enum's members
             other = (yield self.block(s.orelse, dict(state))) if truth is not True else None
             return _join(then, other)
         if isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
@@ -219,7 +224,8 @@ class _Walker:
             return None
         if isinstance(s, ast.Continue):
             return None
-        return self.apply(state, self.simple(s), s)
+        state = self.apply(state, self.simple(s), s)
+        return None if _ends_path(s) else state
 
     def simple(self, s: ast.stmt) -> Iterator[tuple[str, ast.AST]]:
         if isinstance(s, ast.Assign):
@@ -332,6 +338,74 @@ class _Walker:
 
     def assigned_stmt(self, stmt: ast.AST) -> set[str]:
         return {n for n in _bound_names(stmt)}
+
+
+# Calls that never return: ``sys.exit``, test-harness failures, and
+# ``*assert*(False, ...)`` helpers (``kernel_assert(False, "unsupported")``).
+_NO_RETURN = frozenset({"sys.exit", "exit", "quit", "os._exit", "pytest.fail", "pytest.skip", "pytest.xfail"})
+
+
+def _ends_path(s: ast.stmt) -> bool:
+    """The statement always raises or exits: ``assert False`` and the calls above."""
+    if isinstance(s, ast.Assert):
+        return isinstance(s.test, ast.Constant) and not s.test.value
+    if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)):
+        return False
+    call = s.value
+    name = _dotted(call.func)
+    if name is None:
+        return False
+    if name in _NO_RETURN:
+        return True
+    last = name.rsplit(".", 1)[-1].lower()
+    first = call.args[0] if call.args else None
+    return "assert" in last and isinstance(first, ast.Constant) and first.value in (False, 0) \
+        and not isinstance(first.value, str)
+
+
+def _dotted(expr: ast.AST) -> str | None:
+    parts: list[str] = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if isinstance(expr, ast.Name):
+        parts.append(expr.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _exhaustive_chains(fn: ast.AST) -> set[int]:
+    """Ids of the last ``if`` of each ``if``/``elif`` chain (two arms or more,
+    no ``else``) whose tests all compare one expression with members of one
+    enum (``mode == Layout.A`` ... ``elif mode == Layout.B``): kernels write
+    such chains over every member they support, so the missing ``else`` is
+    not taken as a path that skips the arms' bindings."""
+    out: set[int] = set()
+    inner: set[int] = set()
+    for node in ast.walk(fn):
+        if not isinstance(node, ast.If) or id(node) in inner:
+            continue
+        chain = [node]
+        while len(chain[-1].orelse) == 1 and isinstance(chain[-1].orelse[0], ast.If):
+            chain.append(chain[-1].orelse[0])
+            inner.add(id(chain[-1]))
+        if len(chain) < 2 or chain[-1].orelse:
+            continue
+        keys = {_enum_test(arm.test) for arm in chain}
+        if len(keys) == 1 and None not in keys:
+            out.add(id(chain[-1]))
+    return out
+
+
+def _enum_test(test: ast.AST) -> tuple[str, str] | None:
+    """(subject, enum) for ``subject == Enum.MEMBER`` / ``subject is Enum.MEMBER``."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.Is))):
+        return None
+    member = test.comparators[0]
+    enum = _dotted(member.value) if isinstance(member, ast.Attribute) else None
+    if enum is None or not member.attr.isupper():
+        return None
+    return ast.dump(test.left), enum
 
 
 def _bound_names(stmt: ast.AST) -> Iterator[str]:

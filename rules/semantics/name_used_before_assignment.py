@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import ast
+
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model.assignment import UNDEF, DefiniteAssignment
 from nkilint.model.device import DeviceCode
+from nkilint.model.exprs import ExprFacts, Holds
 from nkilint.model.scopes import Scopes
 from nkilint.rule import Rule, invalid, valid
 
@@ -52,7 +55,7 @@ read under the same condition.
         f"{ERRORS_DOC} (errors raised while tracing the kernel's Python body)",
         "https://docs.python.org/3/reference/executionmodel.html#resolution-of-names",
     )
-    requires = (DeviceCode, Scopes, DefiniteAssignment)
+    requires = (DeviceCode, Scopes, ExprFacts, DefiniteAssignment)
     examples = (
         invalid(
             """
@@ -141,6 +144,7 @@ read under the same condition.
 
     def check(self, ctx: RuleContext) -> None:
         facts = ctx.analysis(DefiniteAssignment)
+        exprs = ctx.analysis(ExprFacts)
         index = ctx.analysis(Scopes).file
         reporter = Reporter(ctx)
         nki709: set[int] = set()
@@ -152,8 +156,8 @@ read under the same condition.
                 if id(use.node) in nki709:
                     continue
                 conditional = any(True for _ in index.conditions_between(use.node, fn))
-                if use.status != UNDEF and conditional:
-                    continue  # usually guarded by the flag that bound it
+                if use.status != UNDEF and (conditional or not _binds_tile(exprs, fn, use.bindings)):
+                    continue  # guarded by the flag that bound it, or a size whose input domain the caller checks
                 lines = ", ".join(str(getattr(b, "lineno", "?")) for b in use.bindings)
                 where = f"line{'s' if len(use.bindings) > 1 else ''} {lines}" if lines else "this function"
                 if use.status == UNDEF:
@@ -171,3 +175,14 @@ read under the same condition.
                     f"it in each branch, or add the missing `else`)",
                     kernel=getattr(fn, "name", None),
                 )
+
+
+def _binds_tile(exprs: ExprFacts, fn, bindings) -> bool:
+    """Some ``name = value`` binding of the name holds tensor data."""
+    for stmt in bindings:
+        value = getattr(stmt, "value", None)
+        targets = getattr(stmt, "targets", None) or [getattr(stmt, "target", None)]
+        if value is not None and any(isinstance(t, ast.Name) for t in targets) and \
+                exprs.holds(fn, value) is Holds.TENSOR:
+            return True
+    return False
