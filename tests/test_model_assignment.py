@@ -174,7 +174,7 @@ def test_path_enders_and_enum_chains(tmp_path):
             kernel_assert(False, "rank")
         if layout == Layout.BSD:
             y = 1
-        elif layout == Layout.NBSD:
+        elif layout == Layout.NBSd:
             y = 2
         if n == 1:
             z = 1

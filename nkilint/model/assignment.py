@@ -403,7 +403,7 @@ def _enum_test(test: ast.AST) -> tuple[str, str] | None:
         return None
     member = test.comparators[0]
     enum = _dotted(member.value) if isinstance(member, ast.Attribute) else None
-    if enum is None or not member.attr.isupper():
+    if enum is None or not member.attr[:1].isupper() or not enum.rsplit(".", 1)[-1][:1].isupper():
         return None
     return ast.dump(test.left), enum
 
