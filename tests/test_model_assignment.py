@@ -134,9 +134,17 @@ def test_no_answer_with_match_or_locals(tmp_path):
     def other(a):
         locals()["x"] = 1
         return x + y
+    def third(a):
+        try:
+            y = x
+        except NameError:
+            y = None
+        x = 1
+        return y
     """
     assert _uses(tmp_path, code) == []
     assert _uses(tmp_path, code, "other") == []
+    assert _uses(tmp_path, code, "third") == []
 
 
 def test_deep_nesting_does_not_recurse(tmp_path):

@@ -24,7 +24,8 @@ run at least once (kernels loop over tile counts), so a name a loop body
 binds is bound after it. ``return``/``raise``/``break``/``continue`` end a
 path, and so do ``assert False``, ``sys.exit`` and ``kernel_assert(False,
 ...)``-style helpers; an ``if``/``elif`` chain over members of one enum is
-taken as exhaustive. A function with a ``match`` statement, or whose names may be bound by
+taken as exhaustive. A function with a ``match`` statement, a handler that catches
+``NameError`` (or ``Exception``), or whose names may be bound by
 ``exec``/``locals()``, has no answer (a must-analysis: silent rather than a
 guess). The walk keeps its own stack (``trampoline``), so deeply nested
 blocks do not recurse in Python.
@@ -37,6 +38,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator
 
 from .analysis import Analysis
+from .names import catches_name_error
 from .scopes import COMPREHENSIONS, SCOPE_NODES, Scopes
 from .trampoline import Step, run
 
@@ -504,6 +506,9 @@ class DefiniteAssignment(Analysis):
                 return []
             elif isinstance(node, ast.Match):
                 return []
+            elif isinstance(node, ast.ExceptHandler) and (catches_name_error(node) or "UnboundLocalError" in
+                                                          ast.dump(node.type)):
+                return []  # the function handles the NameError itself
         args = fn.args
         walker.params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
         walker.params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
