@@ -136,3 +136,20 @@ def test_stats_counts_kernels_specialized_from_other_files(project):
     result = CliRunner().invoke(cli, ["stats", ".", "--format", "json", "--nki-version", "0.6"])
     doc = json.loads(result.output)
     assert (doc["kernels"], doc["specialized_kernels"], doc["specializations"]) == (1, 1, 3)
+
+
+def test_the_cache_rechecks_the_kernel_when_a_launching_test_changes(cli, project, tmp_path):
+    _tree(project)
+    cache = tmp_path / "cache"
+
+    def tile_messages() -> list[str]:
+        result = cli("check", "--format", "json", "--cache-dir", str(cache), "--nki-version", "0.6", ".")
+        return sorted(f["message"].rsplit(" at ", 1)[-1] for f in json.loads(result.stdout)["findings"]
+                      if f["rule"] == "NKI101")
+
+    assert tile_messages() == ["tests/test_k.py line 11: a=(256, 512) float32)",
+                               "tests/test_mod.py line 6: a=(512, 64) float16)"]
+    write(project / "tests" / "test_mod.py", "import numpy as np\nimport pkg.k as kmod\n\n\n"
+          "def test_half():\n    kmod.scale(np.ones((384, 64), dtype=np.float16))\n")
+    assert tile_messages() == ["tests/test_k.py line 11: a=(256, 512) float32)",
+                               "tests/test_mod.py line 6: a=(384, 64) float16)"]
