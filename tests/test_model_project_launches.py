@@ -153,3 +153,38 @@ def test_the_cache_rechecks_the_kernel_when_a_launching_test_changes(cli, projec
           "def test_half():\n    kmod.scale(np.ones((384, 64), dtype=np.float16))\n")
     assert tile_messages() == ["tests/test_k.py line 11: a=(256, 512) float32)",
                                "tests/test_mod.py line 6: a=(384, 64) float16)"]
+
+
+def test_legacy_kernel_launched_through_a_launcher_from_another_file(project):
+    (project / ".git").mkdir()
+    write(project / "kern" / "__init__.py", "")
+    write(project / "kern" / "copy.py", """import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+
+@nki.jit
+def copy(a, n):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((a.shape[0], n), dtype=a.dtype, buffer=nl.sbuf)
+    t[...] = nl.load(a[0:a.shape[0], 0:n])
+    nl.store(out[0:a.shape[0], 0:n], value=t)
+    return out
+""")
+    write(project / "bench.py", """import numpy as np
+import neuronxcc.nki as nki
+import kern.copy as kc
+from kern.copy import copy as c2
+
+ROWS = 2 * 256
+nki.simulate_kernel(kc.copy, np.zeros((ROWS, 64), dtype=np.float16), 64)
+nki.baremetal(c2)(np.zeros((128, 64), dtype=np.float32), 32)
+""")
+    path = project / "kern" / "copy.py"
+    model = analyze_file(SourceFile(str(path), path.read_text(), "kern/copy.py"),
+                         Project(project, scan_roots=(project,)), TRN2, NkiVersion.parse("0.1"))
+    assert [k.specialization.describe() for k in model.specializations] == [
+        "bench.py line 7: a=(512, 64) float16, n=64",
+        "bench.py line 8: a=(128, 64) float32, n=32",
+    ]
+    t = [d for _, d in model.specializations[0].graph.tensors() if d.get("name") == "t"][0]
+    assert [v.value for v in t["shape_v"]] == [512, 64]
