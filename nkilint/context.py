@@ -216,7 +216,7 @@ def _name_launches(findings: list[Finding], model: "FileModel") -> list[Finding]
     import re
 
     specs = {k.name: k for k in model.kernels if k.specialization is not None}
-    internal = re.compile(r"(\w+)@launch:\d+")
+    internal = re.compile(r"(\w+)@launch:\w+")
     generic = {(f.rule_id, f.span) for f in findings if f.kernel not in specs}
     seen: set[tuple] = set()
     out: list[Finding] = []

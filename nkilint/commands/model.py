@@ -11,7 +11,7 @@ import click
 
 from ..config import ConfigError, Settings
 from ..discovery import discover
-from ..engine import read_file
+from ..engine import project_scan_roots, read_file
 from ..model.project import Project
 from ..model.semantic import AllocRecord, FileModel, analyze_file
 from ..overrides import settings_for_file
@@ -148,7 +148,9 @@ def stats_command(paths, output_format: str, target, sdk, nki_version, config, t
     settings = _settings(config, target, sdk, nki_version, Path(paths[0]))
     files, errors = discover(paths, settings.root, settings.all_excludes,
                              respect_gitignore=settings.respect_gitignore)
-    project = Project(settings.root)
+    # The tree `check` scans for launches, so kernels launched from the project's tests count as specialized.
+    project = Project(settings.root, scan_roots=tuple(Path(p) for p in project_scan_roots(paths, settings)),
+                      excludes=tuple(settings.all_excludes))
     records: dict[tuple, AllocRecord] = {}
     rank = {"exact": 2, "bounded": 1, "unknown": 0}
     kernels = roots = probable = truncated = specialized = specializations = 0

@@ -136,6 +136,20 @@ class KernelCallIndex:
         info = self.info(module, name)
         return info.status if info is not None else None
 
+    def host_launch_files(self, module: Path, name: str) -> list[Path]:
+        """Other files of the tree whose host code launches the kernel
+        ``name`` of ``module`` (sorted: the same answer in every worker)."""
+        info = self.info(module, name)
+        if info is None:
+            return []
+        own = info.module
+        return sorted({Path(r.file) for r in info.refs if r.caller is None and Path(r.file) != own})
+
+    def names_in(self, info: "ModuleInfo") -> dict[str, tuple[Path, str]]:
+        """The names (and ``module.attr`` chains) under which ``info`` sees
+        decorated kernels of the tree."""
+        return self._kernel_names_visible_in(info)
+
     # -- building -----------------------------------------------------------------
     def _text(self, path: Path) -> str | None:
         """The file's text, without parsing it (most files mention no kernel)."""
@@ -261,6 +275,11 @@ def _enclosing_function(node: ast.AST, parents: dict[int, ast.AST]) -> ast.Funct
             return cur
         cur = parents.get(id(cur))
     return None
+
+
+def device_functions(info: "ModuleInfo") -> set[int]:
+    """Ids of a module's device functions by their own syntax (see ``_device_functions``)."""
+    return _device_functions(info)
 
 
 def _device_functions(info: "ModuleInfo") -> set[int]:

@@ -80,10 +80,15 @@ class Launch:
     kernel: ast.FunctionDef
     line: int
     args: tuple[tuple[str, ArgSpec], ...]
+    # The project file the launch is in, relative to the project root, when
+    # it is not the kernel's own file (a test importing the kernel).
+    file: str | None = None
 
     def describe(self) -> str:
-        """``line 40: a=(128, 512) float32, n=4``."""
-        return f"line {self.line}: " + ", ".join(f"{name}={spec.describe()}" for name, spec in self.args)
+        """``line 40: a=(128, 512) float32, n=4`` (``tests/test_k.py line 12: ...``
+        for a launch in another file)."""
+        where = f"{self.file} line {self.line}" if self.file else f"line {self.line}"
+        return f"{where}: " + ", ".join(f"{name}={spec.describe()}" for name, spec in self.args)
 
     @property
     def key(self) -> tuple:
@@ -91,13 +96,19 @@ class Launch:
 
 
 def find_launches(tree: ast.Module, bindings: Bindings, kernels: list[ast.FunctionDef],
-                  device: set[int], parents: dict[int, ast.AST], nodes: list[ast.AST] | None = None) -> list[Launch]:
+                  device: set[int], parents: dict[int, ast.AST], nodes: list[ast.AST] | None = None,
+                  names: dict[str, ast.FunctionDef] | None = None, file: str | None = None) -> list[Launch]:
     """The launches of ``kernels`` in host code of ``tree`` (outside the
     functions whose ids are in ``device``) with at least one decided array
-    argument; one per distinct set of arguments, in source order."""
-    by_name: dict[str, ast.FunctionDef] = {}
-    for fn in kernels:
-        by_name.setdefault(fn.name, fn)
+    argument; one per distinct set of arguments, in source order.
+
+    ``names`` maps the names (or dotted ``module.kernel`` chains) under which
+    ``tree`` sees the kernels when it is another module of the project that
+    imports them; ``file`` then names that module in each ``Launch``."""
+    by_name: dict[str, ast.FunctionDef] = dict(names) if names is not None else {}
+    if names is None:
+        for fn in kernels:
+            by_name.setdefault(fn.name, fn)
     if not by_name:
         return []
     aliases = module_aliases(tree, bindings)
@@ -125,7 +136,7 @@ def find_launches(tree: ast.Module, bindings: Bindings, kernels: list[ast.Functi
         if key in seen:
             continue
         seen.add(key)
-        out.append(Launch(fn, node.lineno, tuple(specs)))
+        out.append(Launch(fn, node.lineno, tuple(specs), file))
     return out
 
 
@@ -146,7 +157,10 @@ def _wrapped_kernel(expr: ast.AST, by_name, bindings: Bindings, aliases) -> ast.
             expr = expr.value
         elif isinstance(expr, ast.Name):
             return by_name.get(expr.id)
-        elif isinstance(expr, ast.Call) and expr.args and isinstance(expr.args[0], (ast.Name, ast.Subscript)):
+        elif isinstance(expr, ast.Attribute):
+            return by_name.get(_dotted(expr) or "")
+        elif isinstance(expr, ast.Call) and expr.args and isinstance(expr.args[0],
+                                                                       (ast.Name, ast.Subscript, ast.Attribute)):
             name = resolve_decorator(expr.func, bindings, aliases)
             if name not in LAUNCHERS or name in KERNEL_FIRST:
                 return None
@@ -166,6 +180,8 @@ def _launched(call: ast.Call, by_name, wrappers, bindings: Bindings, aliases):
         if func.id in wrappers:
             return wrappers[func.id], call.args, call.keywords
         return None
+    if isinstance(func, ast.Attribute) and (_dotted(func) or "") in by_name:
+        return by_name[_dotted(func) or ""], call.args, call.keywords  # mod.kernel(...) from an importing file
     if isinstance(func, ast.Call):
         fn = _wrapped_kernel(func, by_name, bindings, aliases)
         if fn is not None:
@@ -176,6 +192,18 @@ def _launched(call: ast.Call, by_name, wrappers, bindings: Bindings, aliases):
         fn = _wrapped_kernel(call.args[0], by_name, bindings, aliases)
         if fn is not None:
             return fn, call.args[1:], [k for k in call.keywords if k.arg is not None]
+    return None
+
+
+def _dotted(expr: ast.AST) -> str | None:
+    """``a.b.c`` for a chain of attributes on a name (a loop: chains can be long)."""
+    parts: list[str] = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if isinstance(expr, ast.Name):
+        parts.append(expr.id)
+        return ".".join(reversed(parts))
     return None
 
 

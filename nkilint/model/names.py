@@ -85,6 +85,11 @@ def _catches_name_error(handler: ast.ExceptHandler) -> bool:
                                        for k in kinds)
 
 
+def catches_name_error(handler: ast.ExceptHandler) -> bool:
+    """The handler catches ``NameError`` (bare, ``Exception``, ``BaseException`` too)."""
+    return _catches_name_error(handler)
+
+
 class UnboundNames(Analysis):
     """Free names of the checked file's functions that nothing binds (a per-file analysis)."""
 
@@ -120,4 +125,4 @@ class UnboundNames(Analysis):
         return out
 
 
-__all__ = ["KNOWN", "UnboundNames"]
+__all__ = ["KNOWN", "UnboundNames", "catches_name_error"]

@@ -26,6 +26,7 @@ from .interp import Budget, Interpreter, InterpStats
 from .interp.state import _TensorWithShapeObj
 from .kernels import KernelCandidate, find_kernels
 from .launches import Launch, find_launches
+from .project_launches import project_launches
 from .project import ModuleInfo, Project
 from .values import FuncV, Unknown, Value, const_int, describe, int_bounds
 
@@ -316,23 +317,31 @@ def _specialize(model: FileModel, module: ModuleInfo, target: Target, version: N
     host code that decides some of its inputs (launches.py)."""
     tops = [k for k in model.kernels if k.kind == "root" and not k.subkernel and k.class_name is None
             and k.launch != SUBKERNEL]
-    if not tops or not any(isinstance(n, ast.Call) for n in module.source.nodes):
+    if not tops:
         return
-    from .scopes import Scopes
+    launches: list[Launch] = []
+    if any(isinstance(n, ast.Call) for n in module.source.nodes):
+        from .scopes import Scopes
 
-    parents = model.analysis(Scopes).file.parents
-    launches = find_launches(module.tree, model.bindings, [k.node for k in tops], model.device_function_ids,
-                             parents, module.source.nodes)
+        parents = model.analysis(Scopes).file.parents
+        launches = find_launches(module.tree, model.bindings, [k.node for k in tops], model.device_function_ids,
+                                 parents, module.source.nodes)
+    # Then the launches in other project files (a test importing the kernel), in sorted file order.
+    launches += project_launches(module, [k.node for k in tops if k.launch != SUBKERNEL])
     count: dict[int, int] = {}
+    seen: set[tuple] = set()
     for launch in launches:
         n = count.get(id(launch.kernel), 0)
-        if n >= MAX_SPECIALIZATIONS:
+        if n >= MAX_SPECIALIZATIONS or (id(launch.kernel), launch.key) in seen:
             continue
+        seen.add((id(launch.kernel), launch.key))
         count[id(launch.kernel)] = n + 1
         base = next(k for k in tops if k.node is launch.kernel)
         cand = KernelCandidate(base.node, "root", base.how, base.decorator, None)
+        # Internal name: the launch's line, and for another file its position in the list (lines may repeat).
+        suffix = str(launch.line) if launch.file is None else f"f{len(seen)}_{launch.line}"
         kernel = _interpret(cand, module, target, version, legacy, model.stats, overrides=dict(launch.args),
-                            name=f"{base.name}{SPECIALIZED}{launch.line}")
+                            name=f"{base.name}{SPECIALIZED}{suffix}")
         kernel.specialization = launch
         kernel.launch = base.launch
         kernel.how = f"{base.how}, specialized to the launch at {launch.describe()}"

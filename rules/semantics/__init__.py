@@ -38,6 +38,7 @@ from .indirect_index_unsupported import IndirectIndexUnsupported
 from .loop_over_arange import LoopOverArange
 from .mixed_basic_advanced_indexing import MixedBasicAdvancedIndexing
 from .mutable_parameter_not_returned import MutableParameterNotReturned
+from .name_used_before_assignment import NameUsedBeforeAssignment
 from .nested_spmd_kernel_call import NestedSpmdKernelCall
 from .nki_api_outside_kernel import NkiApiOutsideKernel
 from .non_affine_mask import NonAffineMask
@@ -85,4 +86,5 @@ RULES = (
     DeviceScalarMisuse,  # NKI731
     SplitCollectivePairing,  # NKI732
     GridAllocationShape,  # NKI733
+    NameUsedBeforeAssignment,  # NKI734
 )
