@@ -26,6 +26,7 @@ from .discovery import InputFile
 from .findings import Finding, Level, Span
 from .fingerprint import line_hashes
 from .incomplete import ANALYSIS_INCOMPLETE, partial_kernel_findings, time_limit_finding
+from .legacy_as_of import TARGET_FAMILY, as_of_context, legacy_as_of, mark_as_of
 from .paths import display_path, on_disk
 from .rule import Rule, RuleSet
 from .overrides import matching
@@ -254,24 +255,36 @@ class Checker:
     def _run_rules(self, ctx: RuleContext, result: FileResult, profile) -> None:
         """Every rule of the file's profile on it, within the file's time
         limit; a budget that ran out is said in an NKI005 note
-        (nkilint.incomplete)."""
+        (nkilint.incomplete). A legacy file at a release that no longer
+        imports it is checked as of the last release that did, but for the
+        migration family (nkilint.legacy_as_of)."""
         rules = [rule for rule in profile.rules if not rule.emitted_by_engine]
         done = 0
         notes: list[Finding] = []
         limit = profile.settings.file_time_limit
+        as_of = legacy_as_of(ctx)
+        old_ctx = as_of_context(ctx, as_of) if as_of is not None else None
         try:
             with file_deadline(limit):
                 for rule in rules:
-                    self._run_rule(rule, ctx, result, profile.enabled)
+                    if old_ctx is not None and rule.family != TARGET_FAMILY:
+                        before = len(result.findings)
+                        self._run_rule(rule, old_ctx, result, profile.enabled)
+                        result.findings[before:] = mark_as_of(result.findings[before:], as_of, ctx.release)
+                    else:
+                        self._run_rule(rule, ctx, result, profile.enabled)
                     done += 1
         except FileTimeLimit:
             ctx.take_findings()  # the stopped rule's findings are partial
+            if old_ctx is not None:
+                old_ctx.take_findings()
             result.timed_out = True
             stopped = rules[done] if done < len(rules) else None
             notes.append(time_limit_finding(result.path, limit, stopped, rules[done + 1:]))
-        model = ctx.model_if_built
-        if model is not None:
-            notes.extend(partial_kernel_findings(model, result.path))
+        for context in (ctx, old_ctx):
+            model = context.model_if_built if context is not None else None
+            if model is not None:
+                notes.extend(partial_kernel_findings(model, result.path))
         if not notes:
             return
         if ANALYSIS_INCOMPLETE in self.ruleset.rules and ANALYSIS_INCOMPLETE in profile.enabled:

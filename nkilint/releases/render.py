@@ -86,6 +86,11 @@ def render_markdown() -> str:
         "requirements, constraints, pyproject.toml, setup.cfg, environment.yml or Pipfile), else "
         f"{LATEST_RELEASE.minor}.",
         "",
+        "Each file is checked under the semantics of its generation (legacy `neuronxcc.nki` or `nki`) at the "
+        "target release. A file that imports only `neuronxcc.nki`, at a release that no longer imports it, gets "
+        "`NKI601` at its imports (checked against the target); the rest of the file is checked as of the last "
+        "release that imported it, and each of those findings says so.",
+        "",
         "Sources: `sdk:PATH@TAG` is a file of https://github.com/aws-neuron/aws-neuron-sdk at that tag, `rtd:PATH` "
         "a page of https://awsdocs-neuron.readthedocs-hosted.com. Confidence tags: "
         + "; ".join(f"**{k}** {v}" for k, v in TAGS.items()) + ".",
