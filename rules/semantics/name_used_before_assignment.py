@@ -178,11 +178,12 @@ read under the same condition.
 
 
 def _binds_tile(exprs: ExprFacts, fn, bindings) -> bool:
-    """Some ``name = value`` binding of the name holds tensor data."""
+    """Some ``name = value`` binding of the name holds tensor data (a tile,
+    or a helper's list of tiles: data, not a size the caller checks)."""
     for stmt in bindings:
         value = getattr(stmt, "value", None)
         targets = getattr(stmt, "targets", None) or [getattr(stmt, "target", None)]
         if value is not None and any(isinstance(t, ast.Name) for t in targets) and \
-                exprs.holds(fn, value) is Holds.TENSOR:
+                (exprs.holds(fn, value) is Holds.TENSOR or exprs.helper_return(value) is not None):
             return True
     return False
