@@ -41,7 +41,11 @@ warning: the condition is not decided statically).
 A name a loop body binds counts as bound after the loop (kernels loop over
 tile counts) and a read in the body of a value from an earlier iteration
 (`if i > 0: use(prev)`) is not reported; neither is a maybe-unbound read
-that is itself under a condition (usually the same flag that bound it). A
+that is itself under a condition (usually the same flag that bound it), nor
+one whose bindings hold no tile data (a size bound under a flag: the
+caller's checks usually decide that flag); tile data is an allocation, an
+NKI result, or what a project helper returns when every run the model
+inlined returned a tile or a list of tiles. A
 legacy tile bound inside an `if`/`for` block that depends on a loop index is
 NKI709's (block scoping), not reported again here. Functions with a `match`
 statement or `exec`/`locals()` are not checked.
