@@ -538,3 +538,20 @@ def test_exprs_helper_imported_from_another_project_file(tmp_path):
     call = call_at_line(model, 10)
     assert exprs.helper_return(call) == "tile"  # a view of an allocation, inlined from utils.py
     assert exprs.holds(function(model, "kernel"), call) is Holds.TENSOR
+
+
+def test_exprs_helper_chain_deeper_than_inlining_is_not_a_tile(tmp_path):
+    from nkilint.model.interp.state import MAX_INLINE_DEPTH
+
+    depth = MAX_INLINE_DEPTH + 5
+    lines = ["import nki", "import nki.language as nl", "import nki.isa as nisa", "",
+             "def h0():", "    return nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf)"]
+    for i in range(1, depth + 1):
+        lines += [f"def h{i}():", f"    return h{i - 1}()"]
+    lines += ["@nki.jit", "def kernel(a):", "    out = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.shared_hbm)",
+              "    near = h1()", f"    far = h{depth}()", "    nisa.dma_copy(dst=out, src=a)", "    return out"]
+    model = model_for(tmp_path, "\n".join(lines) + "\n")
+    exprs = model.analysis(ExprFacts)
+    kernel = function(model, "kernel")
+    assert exprs.is_tensor_name(kernel, "near")  # inlined through one helper
+    assert not exprs.is_tensor_name(kernel, "far")  # past the inlining depth: unknown, so not proven
