@@ -459,3 +459,99 @@ def test_line_ref_names_the_file_of_a_site_in_another_module(tmp_path):
     assert model.line_ref(here) == "line 4"
     assert model.line_ref(there) == "line 4 of pkg/helpers.py"
     assert model.display_path("/elsewhere/deep/lib/ops.py") == "/elsewhere/deep/lib/ops.py"
+
+
+HELPERS = """
+import nki
+import nki.language as nl
+import nki.isa as nisa
+
+def make_tile(shape):
+    return nl.ndarray(shape, dtype=nl.float32, buffer=nl.sbuf)
+
+def make_tiles(n):
+    tiles = []
+    for i in range(n):
+        tiles.append(nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf))
+    return tiles
+
+def tile_or_size(shape, as_tile: bool):
+    if as_tile:
+        return nl.ndarray(shape, dtype=nl.float32, buffer=nl.sbuf)
+    return shape[0]
+
+def size_of(shape):
+    return shape[0] * 2
+
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    t = make_tile((128, 512))
+    ts = make_tiles(4)
+    u = tile_or_size((128, 512), True)
+    v = tile_or_size((128, 512), False)
+    n = size_of((128, 512))
+    nisa.dma_copy(dst=t, src=a)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+"""
+
+
+def test_exprs_helper_returns_are_tiles_only_when_every_run_returns_one(tmp_path):
+    model = model_for(tmp_path, HELPERS)
+    exprs = model.analysis(ExprFacts)
+    kernel = function(model, "kernel")
+    # line -> (helper_return, holds) of the call on that line
+    want = {26: ("tile", Holds.TENSOR), 27: ("tiles", None), 28: ("tile", Holds.TENSOR),
+            29: (None, None), 30: (None, None), 31: (None, None)}
+    for line, (kind, held) in want.items():
+        call = call_at_line(model, line)
+        assert exprs.helper_return(call) == kind, line
+        assert exprs.holds(kernel, call) is held, line
+    # a name bound to a helper's tile is a tensor name; one bound to its size is not
+    assert exprs.is_tensor_name(kernel, "t") and exprs.is_tensor_name(kernel, "u")
+    assert not exprs.is_tensor_name(kernel, "n") and not exprs.is_tensor_name(kernel, "ts")
+
+
+def test_exprs_helper_imported_from_another_project_file(tmp_path):
+    (tmp_path / "utils.py").write_text(textwrap.dedent("""
+        import nki.language as nl
+
+        def load_tile(src):
+            t = nl.ndarray(src.shape, dtype=src.dtype, buffer=nl.sbuf)
+            return t[0:128, 0:64]
+    """), encoding="utf-8")
+    model = model_for(tmp_path, """
+        import nki
+        import nki.language as nl
+        import nki.isa as nisa
+        from utils import load_tile
+
+        @nki.jit
+        def kernel(a):
+            out = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.shared_hbm)
+            t = load_tile(a)
+            nisa.dma_copy(dst=out, src=t)
+            return out
+    """)
+    exprs = model.analysis(ExprFacts)
+    call = call_at_line(model, 10)
+    assert exprs.helper_return(call) == "tile"  # a view of an allocation, inlined from utils.py
+    assert exprs.holds(function(model, "kernel"), call) is Holds.TENSOR
+
+
+def test_exprs_helper_chain_deeper_than_inlining_is_not_a_tile(tmp_path):
+    from nkilint.model.interp.state import MAX_INLINE_DEPTH
+
+    depth = MAX_INLINE_DEPTH + 5
+    lines = ["import nki", "import nki.language as nl", "import nki.isa as nisa", "",
+             "def h0():", "    return nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf)"]
+    for i in range(1, depth + 1):
+        lines += [f"def h{i}():", f"    return h{i - 1}()"]
+    lines += ["@nki.jit", "def kernel(a):", "    out = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.shared_hbm)",
+              "    near = h1()", f"    far = h{depth}()", "    nisa.dma_copy(dst=out, src=a)", "    return out"]
+    model = model_for(tmp_path, "\n".join(lines) + "\n")
+    exprs = model.analysis(ExprFacts)
+    kernel = function(model, "kernel")
+    assert exprs.is_tensor_name(kernel, "near")  # inlined through one helper
+    assert not exprs.is_tensor_name(kernel, "far")  # past the inlining depth: unknown, so not proven

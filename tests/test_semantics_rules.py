@@ -399,3 +399,76 @@ def test_register_while_loop_inside_no_reorder_is_found_through_a_helper(tmp_pat
     found = _lint(tmp_path, code, "NKI705", version="0.5")
     assert [(f.span.start_line, f.level) for f in found] == [(7, Level.ERROR)]
     assert "`while reg:` register loop" in found[0].message
+
+
+# -- NKI734: values returned by project helpers ----------------------------------------
+NKI734_LEGACY_HELPER = """
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+def load_bias(bias):
+    return nl.load(bias)
+
+def bias_width(bias):
+    return bias.shape[1] * 2
+
+@nki.jit
+def add_bias(x, bias, use_bias: bool):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.load(x)
+    if use_bias:
+        b = load_bias(bias)
+        w = bias_width(bias)
+    y = nl.add(t, b)
+    nl.store(out, value=y)
+    return out + w
+"""
+
+NKI734_CURRENT_HELPER = """
+import nki
+import nki.language as nl
+import nki.isa as nisa
+from utils import scale_tiles, scale_count
+
+@nki.jit
+def scaled(x, scales, post_scale: bool):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    if post_scale:
+        s = scale_tiles(scales, 2)
+        k = scale_count(scales)
+    nisa.tensor_tensor(dst=t, data1=t, data2=s[0], op=nl.multiply)
+    nisa.dma_copy(dst=out[0:k], src=t[0:k])
+    return out
+"""
+
+NKI734_UTILS = """
+import nki.language as nl
+import nki.isa as nisa
+
+def scale_tiles(scales, n):
+    tiles = []
+    for i in range(n):
+        s = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=s, src=scales)
+        tiles.append(s[0:128, 0:512])
+    return tiles
+
+def scale_count(scales):
+    return scales.shape[0]
+"""
+
+
+def test_nki734_tile_returned_by_a_helper_is_reported_a_size_is_not(tmp_path):
+    found = _lint(tmp_path, NKI734_LEGACY_HELPER, "NKI734", version="0.2")
+    assert [(f.span.start_line, f.level) for f in found] == [(17, Level.WARNING)]
+    assert "`b`" in found[0].message and "line 15" in found[0].message
+
+
+def test_nki734_list_of_tiles_from_an_imported_helper_is_reported(tmp_path):
+    (tmp_path / "utils.py").write_text(textwrap.dedent(NKI734_UTILS), encoding="utf-8")
+    found = _lint(tmp_path, NKI734_CURRENT_HELPER, "NKI734")
+    # s (the helper's list of tiles) is reported; k (a size from the other helper) is left to the caller's checks
+    assert [(f.span.start_line, f.level) for f in found] == [(14, Level.WARNING)]
+    assert "`s`" in found[0].message

@@ -16,7 +16,8 @@ and combines that with the def-use chains of ``scopes``:
 
 All are must-analyses: a name with any other kind of definition is neither,
 so rules built on them stay silent rather than guess. Decided on the
-syntax plus the calls the interpreter saw return a tile; the interpreter's
+syntax plus the calls the interpreter saw return a tile (NKI calls, and
+project helpers whose every inlined run returned one); the interpreter's
 own guesses for operators and subscripts of unknown objects (which it may
 treat as tensors) are not trusted.
 """
@@ -89,6 +90,12 @@ class ExprFacts(Analysis):
                 if expr is None:
                     expr = site.node
                 self.produced.setdefault(id(expr), []).append(ref)
+        # id(ast.Call) of a project-helper call -> what its inlined runs returned,
+        # over every kernel graph (see helper_return)
+        self._helper_returns: dict[int, set[str]] = {}
+        for kernel in model.kernels:
+            for call_id, kinds in kernel.graph.helper_returns.items():
+                self._helper_returns.setdefault(call_id, set()).update(kinds)
         self._tensor_names: dict[tuple[int, str], bool] = {}
         self._index_names: dict[tuple[int, str], bool] = {}
         self._roots = {id(k.node): k for k in model.kernels if k.kind == "root"}
@@ -127,6 +134,20 @@ class ExprFacts(Analysis):
         return any(ref.data.get("kind") == "tensor" and ref.data.get("origin") in ("alloc", "result")
                    for ref in self.refs(expr))
 
+    def helper_return(self, expr: ast.AST) -> str | None:
+        """What a call of a project helper (this file or an imported one)
+        returns: "tile" when every run the interpreter inlined returned a
+        tensor or a view of one (an allocation, a load, a slice, a parameter
+        passed through), "tiles" when every run returned a tile or a non-empty
+        list/tuple of tiles, None otherwise (not inlined, or some run returned
+        anything else). Read from the interpreter's record of the call, so the
+        helper's own return paths are decided once, with the call-site
+        arguments, and without recursing over the helper's syntax."""
+        kinds = self._helper_returns.get(id(expr))
+        if not kinds or "other" in kinds:
+            return None
+        return "tile" if kinds == {"tile"} else "tiles"
+
     # -- tensors -------------------------------------------------------------------------
     def holds(self, fn: ast.AST, expr: ast.AST) -> Holds | None:
         """Whether an expression evaluates to tensor data (see the module docstring)."""
@@ -143,7 +164,7 @@ class ExprFacts(Analysis):
         if isinstance(expr, ast.Call):
             if callee_name(expr) == "scalar":
                 return None  # scalar(tile): a runtime scalar (legacy do-while conditions), not a tensor
-            if self.trusted_call(expr):
+            if self.trusted_call(expr) or self.helper_return(expr) == "tile":
                 return Holds.TENSOR
             func = expr.func
             if isinstance(func, ast.Attribute) and func.attr in VIEW_METHODS:

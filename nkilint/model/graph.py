@@ -156,6 +156,10 @@ class KernelGraph:
         self._ids = itertools.count()
         self.truncated = False  # the interpreter hit its budget
         self.helpers: list[str] = []
+        # id(ast.Call) of a project-helper call -> what each inlined run
+        # returned ("tile", "tiles" for a list/tuple of tiles, "other"); see
+        # ExprFacts.helper_returns.
+        self.helper_returns: dict[int, set[str]] = {}
         self.conditional_depth = 0  # > 0 while interpreting an undecided branch
         self.guard_stack: list[Guard] = []  # the undecided conditions being interpreted
         self.scalar_misuses: list[ScalarMisuse] = []  # device scalars used as NKI rejects (tracer.py)

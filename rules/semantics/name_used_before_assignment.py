@@ -41,7 +41,11 @@ warning: the condition is not decided statically).
 A name a loop body binds counts as bound after the loop (kernels loop over
 tile counts) and a read in the body of a value from an earlier iteration
 (`if i > 0: use(prev)`) is not reported; neither is a maybe-unbound read
-that is itself under a condition (usually the same flag that bound it). A
+that is itself under a condition (usually the same flag that bound it), nor
+one whose bindings hold no tile data (a size bound under a flag: the
+caller's checks usually decide that flag); tile data is an allocation, an
+NKI result, or what a project helper returns when every run the model
+inlined returned a tile or a list of tiles. A
 legacy tile bound inside an `if`/`for` block that depends on a loop index is
 NKI709's (block scoping), not reported again here. Functions with a `match`
 statement or `exec`/`locals()` are not checked.
@@ -178,11 +182,12 @@ read under the same condition.
 
 
 def _binds_tile(exprs: ExprFacts, fn, bindings) -> bool:
-    """Some ``name = value`` binding of the name holds tensor data."""
+    """Some ``name = value`` binding of the name holds tensor data (a tile,
+    or a helper's list of tiles: data, not a size the caller checks)."""
     for stmt in bindings:
         value = getattr(stmt, "value", None)
         targets = getattr(stmt, "targets", None) or [getattr(stmt, "target", None)]
         if value is not None and any(isinstance(t, ast.Name) for t in targets) and \
-                exprs.holds(fn, value) is Holds.TENSOR:
+                (exprs.holds(fn, value) is Holds.TENSOR or exprs.helper_return(value) is not None):
             return True
     return False

@@ -93,7 +93,10 @@ class CallsMixin:
                 return Const(None)
             if fname in _LOGGING_NAMES or "logger" in (func.qualname or "").lower():
                 return Const(None)
-            return self.call_function(func, args, kwargs, node)
+            result = self.call_function(func, args, kwargs, node)
+            if self.graph is not None:
+                self.graph.helper_returns.setdefault(id(node), set()).add(_return_kind(result))
+            return result
         if isinstance(func, ClassV):
             if "logger" in func.node.name.lower():
                 return self.unknown("logger object")
@@ -529,3 +532,16 @@ def _subclass(cls: ClassV, parent: ClassV, depth: int = 0) -> bool:
     if depth > 8:
         return False
     return any(isinstance(b, ClassV) and _subclass(b, parent, depth + 1) for b in cls.bases)
+
+
+def _return_kind(value: Value) -> str:
+    """What an inlined helper call returned, for ``ExprFacts``: a tile (a
+    tensor or a view), a non-empty list/tuple whose items are all tiles, or
+    anything else (unknown results included: the fact is a must-fact)."""
+    if isinstance(value, TensorV):
+        return "tile"
+    if isinstance(value, TupleV) and value.items and all(isinstance(v, TensorV) for v in value.items):
+        return "tiles"
+    if isinstance(value, _SeqV) and isinstance(value.element, TensorV):
+        return "tiles"
+    return "other"
