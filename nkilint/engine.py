@@ -270,7 +270,8 @@ class Checker:
                     if old_ctx is not None and rule.family != TARGET_FAMILY:
                         before = len(result.findings)
                         self._run_rule(rule, old_ctx, result, profile.enabled)
-                        result.findings[before:] = mark_as_of(result.findings[before:], as_of, ctx.release)
+                        result.findings[before:] = mark_as_of(result.findings[before:], as_of, ctx.release,
+                                                              rule.id)
                     else:
                         self._run_rule(rule, ctx, result, profile.enabled)
                     done += 1

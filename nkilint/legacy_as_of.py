@@ -49,8 +49,9 @@ def as_of_context(ctx: "RuleContext", release: Release) -> "RuleContext":
                        release=release)
 
 
-def mark_as_of(findings: list[Finding], release: Release, target: Release) -> list[Finding]:
-    """Findings of the rest of a legacy file, saying at which release."""
+def mark_as_of(findings: list[Finding], release: Release, target: Release, rule_id: str) -> list[Finding]:
+    """Findings of ``rule_id`` on the rest of a legacy file, saying at which
+    release (a crash report of the rule, NKI003, is about nkilint: as is)."""
     note = (f" (checked as of SDK {release.minor}, the last release that imports neuronxcc.nki; "
             f"SDK {target.minor} rejects the file's imports: NKI601)")
-    return [replace(f, message=f.message + note) for f in findings]
+    return [replace(f, message=f.message + note) if f.rule_id == rule_id else f for f in findings]
