@@ -222,7 +222,7 @@ class KernelCallIndex:
         for (module, name) in self.kernels:
             if module == info.path:
                 out[name] = (module, name)
-        for stmt in ast.walk(info.tree):
+        for stmt in info.source.nodes:  # the tree in ast.walk order, walked once per module
             if isinstance(stmt, ast.ImportFrom):
                 target = self.project.find_module(info, stmt.level, stmt.module or "")
                 for alias in stmt.names:

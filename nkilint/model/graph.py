@@ -154,6 +154,11 @@ class KernelGraph:
 
         self.g = nx.MultiDiGraph(name=name)
         self._ids = itertools.count()
+        # Node ids by kind, in creation order: rules ask for "every op" or
+        # "every tensor" thousands of times per file, and a scan of all nodes
+        # per question made that quadratic in the kernel's size. Nodes are
+        # only ever added (add_node), and a node's kind never changes.
+        self._by_kind: dict[str, list[str]] = {}
         self.truncated = False  # the interpreter hit its budget
         self.helpers: list[str] = []
         # id(ast.Call) of a project-helper call -> what each inlined run
@@ -187,6 +192,7 @@ class KernelGraph:
         # `guards`: those conditions themselves, outermost first.
         attrs.setdefault("guards", tuple(self.guard_stack))
         self.g.add_node(node_id, kind=kind, site=site, loops=loops, **attrs)
+        self._by_kind.setdefault(kind, []).append(node_id)
         if loops:
             self.g.add_edge(node_id, loops[-1], kind="in_loop")
         return node_id
@@ -200,9 +206,21 @@ class KernelGraph:
         return self.g.nodes[node_id]["seq"]
 
     def nodes(self, kind: str) -> Iterator[tuple[str, dict]]:
-        for node_id, data in self.g.nodes(data=True):
-            if data.get("kind") == kind:
-                yield node_id, data
+        attrs = self.g.nodes
+        for node_id in self._by_kind.get(kind, ()):
+            yield node_id, attrs[node_id]
+
+    # Edges of one node straight from the adjacency (the same order as
+    # out_edges/in_edges(data=True), without building a view per call).
+    def _out(self, node_id: str) -> Iterator[tuple[str, dict]]:
+        for v, keyed in self.g.succ.get(node_id, {}).items():
+            for d in keyed.values():
+                yield v, d
+
+    def _in(self, node_id: str) -> Iterator[tuple[str, dict]]:
+        for u, keyed in self.g.pred.get(node_id, {}).items():
+            for d in keyed.values():
+                yield u, d
 
     def tensors(self) -> Iterator[tuple[str, dict]]:
         return self.nodes("tensor")
@@ -220,8 +238,9 @@ class KernelGraph:
         return self.g.nodes[node_id]
 
     def edges_of(self, node_id: str, kind: str, out: bool = True) -> list[tuple[str, str, dict]]:
-        it = self.g.out_edges(node_id, data=True) if out else self.g.in_edges(node_id, data=True)
-        return [(u, v, d) for u, v, d in it if d.get("kind") == kind]
+        if out:
+            return [(node_id, v, d) for v, d in self._out(node_id) if d.get("kind") == kind]
+        return [(u, node_id, d) for u, d in self._in(node_id) if d.get("kind") == kind]
 
     def reads(self, op_id: str) -> list[tuple[str, dict]]:
         """(tensor-or-view id, edge data) read by an op, in argument order."""
@@ -234,7 +253,7 @@ class KernelGraph:
         """The tensor a view (of a view ...) refers to."""
         seen = 0
         while self.g.nodes[node_id].get("kind") == "view" and seen < 64:
-            nxt = [v for _, v, d in self.g.out_edges(node_id, data=True) if d.get("kind") == "view_of"]
+            nxt = [v for v, d in self._out(node_id) if d.get("kind") == "view_of"]
             if not nxt:
                 break
             node_id = nxt[0]
@@ -252,9 +271,9 @@ class KernelGraph:
         out = []
         for nid in self.views_of(tensor_id) + [tensor_id]:
             if kind == "reads":
-                out.extend(v for _, v, d in self.g.out_edges(nid, data=True) if d.get("kind") == "reads")
+                out.extend(v for v, d in self._out(nid) if d.get("kind") == "reads")
             else:
-                out.extend(u for u, _, d in self.g.in_edges(nid, data=True) if d.get("kind") == "writes")
+                out.extend(u for u, d in self._in(nid) if d.get("kind") == "writes")
         return sorted(set(out), key=self.seq)
 
     def views_of(self, tensor_id: str) -> list[str]:
@@ -263,7 +282,7 @@ class KernelGraph:
         stack = [tensor_id]
         while stack:
             cur = stack.pop()
-            for u, _, d in self.g.in_edges(cur, data=True):
+            for u, d in self._in(cur):
                 if d.get("kind") == "view_of":
                     out.append(u)
                     stack.append(u)

@@ -36,9 +36,10 @@ KNOWN = frozenset(dir(builtins)) | {
 _DYNAMIC_CALLS = frozenset({"globals", "exec", "eval", "vars", "locals", "setattr", "__import__"})
 
 
-def _module_names(tree: ast.Module) -> set[str]:
+def _module_names(tree: ast.Module, nodes: list[ast.AST]) -> set[str]:
     """Every name the module binds at its top level, and every name any
-    function declares ``global`` (it may bind it at module level)."""
+    function declares ``global`` (it may bind it at module level). ``nodes``:
+    every node of ``tree`` (SourceFile.nodes, walked once per file)."""
     out: set[str] = set()
     stack: list[ast.AST] = list(tree.body)
     while stack:
@@ -60,15 +61,15 @@ def _module_names(tree: ast.Module) -> set[str]:
         elif isinstance(node, ast.MatchMapping) and node.rest:
             out.add(node.rest)
         stack.extend(ast.iter_child_nodes(node))
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Global):
             out.update(node.names)
     return out
 
 
-def _dynamic_namespace(tree: ast.Module) -> bool:
+def _dynamic_namespace(tree: ast.Module, nodes: list[ast.AST]) -> bool:
     """The module's names may be bound in ways the syntax does not show."""
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
             return True
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _DYNAMIC_CALLS:
@@ -97,8 +98,9 @@ class UnboundNames(Analysis):
         super().__init__(model)
         self.scopes = model.analysis(Scopes)
         tree = model.module.tree
-        self.dynamic = _dynamic_namespace(tree)
-        self.module_names = frozenset(_module_names(tree)) if not self.dynamic else frozenset()
+        nodes = model.module.source.nodes
+        self.dynamic = _dynamic_namespace(tree, nodes)
+        self.module_names = frozenset(_module_names(tree, nodes)) if not self.dynamic else frozenset()
 
     def unbound(self, fn: ast.AST) -> list[ast.Name]:
         """The first read of each name in ``fn`` (its own body, not nested

@@ -260,11 +260,17 @@ def analyze_file(source: SourceFile, project: Project | None, target: Target, ve
     roots = [c for c in candidates if c.kind == "root"]
     probable = [c for c in candidates if c.kind == "probable"]
     reached_by: dict[int, set[int]] = {}  # root -> functions its analysis inlined
+    calls = kernel_calls(module.project)
+    # Roots that only other kernels of the project call are analysed once,
+    # as sub-kernels (parameters of unknown memory), instead of once as a
+    # launched kernel whose result _apply_project_calls would then discard.
+    project_sub = {id(c.node) for c in roots if _project_status(calls, module, c) == SUBKERNEL}
     for cand in roots + probable:
         if cand.kind == "probable" and id(cand.node) in visited:
             continue
         before = set(model.stats.functions_visited)
-        kernel = _interpret(cand, module, target, version, legacy, model.stats)
+        kernel = _interpret(cand, module, target, version, legacy, model.stats,
+                            top_level=id(cand.node) not in project_sub)
         reached_by[id(cand.node)] = model.stats.functions_visited - before
         for function in reached_by[id(cand.node)]:
             model.called_from.setdefault(function, kernel.name)
@@ -276,25 +282,36 @@ def analyze_file(source: SourceFile, project: Project | None, target: Target, ve
         if kernel.kind != "root":
             continue
         if any(id(kernel.node) in inlined for owner, inlined in reached_by.items() if owner != id(kernel.node)):
-            cand = KernelCandidate(kernel.node, "root", kernel.how, kernel.decorator, kernel.class_name)
-            again = _interpret(cand, module, target, version, legacy, model.stats, top_level=False)
+            if id(kernel.node) in project_sub:  # already analysed with parameters of unknown memory
+                again = kernel
+            else:
+                cand = KernelCandidate(kernel.node, "root", kernel.how, kernel.decorator, kernel.class_name)
+                again = _interpret(cand, module, target, version, legacy, model.stats, top_level=False)
             again.subkernel = True
             again.how += " (also called from another kernel)"
             model.kernels[index] = again
-    _apply_project_calls(model, module, target, version, legacy)
+    _apply_project_calls(model, module, calls, project_sub)
     model.device_function_ids = visited | {id(c.node) for c in candidates}
     _specialize(model, module, target, version, legacy)
     model.kernels.sort(key=lambda k: k.node.lineno)
     return model
 
 
-def _apply_project_calls(model: FileModel, module: ModuleInfo, target: Target, version: NkiVersion, legacy: bool) -> None:
+def _project_status(index: Any, module: ModuleInfo, cand: KernelCandidate) -> str | None:
+    """How the project launches a root kernel (callgraph.py), if it knows."""
+    if index is None or cand.class_name is not None:
+        return None
+    info = index.info(module.path, cand.node.name)
+    return info.status if info is not None else None
+
+
+def _apply_project_calls(model: FileModel, module: ModuleInfo, index: Any, project_sub: set[int]) -> None:
     """Decorated kernels that only other kernels of the project call are
-    sub-kernels: analyse them again with parameters of unknown memory."""
-    index = kernel_calls(module.project)
+    sub-kernels (analysed with parameters of unknown memory in analyze_file):
+    record how the project launches each root and where a sub-kernel is called."""
     if index is None:
         return
-    for position, kernel in enumerate(model.kernels):
+    for kernel in model.kernels:
         if kernel.kind != "root" or kernel.class_name is not None:
             continue
         info = index.info(module.path, kernel.node.name)
@@ -303,13 +320,11 @@ def _apply_project_calls(model: FileModel, module: ModuleInfo, target: Target, v
         kernel.launch = info.status
         if info.status != SUBKERNEL or kernel.subkernel:
             continue
+        assert id(kernel.node) in project_sub
         ref = info.refs[0]
-        cand = KernelCandidate(kernel.node, "root", kernel.how, kernel.decorator, kernel.class_name)
-        again = _interpret(cand, module, target, version, legacy, model.stats, top_level=False)
-        again.subkernel = True
-        again.launch = SUBKERNEL
-        again.how += f" (called from kernel {ref.caller} at {Path(ref.file).name}:{ref.line})"
-        model.kernels[position] = again
+        kernel.subkernel = True
+        kernel.launch = SUBKERNEL
+        kernel.how += f" (called from kernel {ref.caller} at {Path(ref.file).name}:{ref.line})"
 
 
 def _specialize(model: FileModel, module: ModuleInfo, target: Target, version: NkiVersion, legacy: bool) -> None:

@@ -488,9 +488,9 @@ def _mul(a: float, b: float) -> float:
 
 def int_binop(op: type, a: Value, b: Value, label: str | None = None) -> Value:
     """Interval arithmetic for + - * // % ** on integer abstract values."""
-    if _value_bits(a) > MAX_INT_BITS or _value_bits(b) > MAX_INT_BITS or too_big_to_fold(
-        op, _largest(a), _largest(b)
-    ):
+    # The bits of the largest number each operand carries (one pass over its numbers).
+    big_a, big_b = _largest(a), _largest(b)
+    if int_bits(big_a) > MAX_INT_BITS or int_bits(big_b) > MAX_INT_BITS or too_big_to_fold(op, big_a, big_b):
         return Int(sym=Sym(label or "value"), label=label, reason=f"an integer over {MAX_INT_BITS} bits (not folded)")
     ba, bb = int_bounds(a), int_bounds(b)
     if ba is None or bb is None:
@@ -596,16 +596,14 @@ def _numbers_of(v: Value) -> list[object]:
     return []
 
 
-def _value_bits(v: Value) -> int:
-    return max((int_bits(x) for x in _numbers_of(v)), default=0)
-
-
 def _largest(v: Value) -> object:
     """The number of largest magnitude ``v`` carries (for the size estimate)."""
     best: object = 0
+    best_bits = 0
     for x in _numbers_of(v):
-        if int_bits(x) > int_bits(best):
-            best = x
+        bits = int_bits(x)
+        if bits > best_bits:
+            best, best_bits = x, bits
     return best
 
 
