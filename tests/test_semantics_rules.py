@@ -31,7 +31,8 @@ def test_family_has_its_rules_in_range():
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.id)
 def test_explanation_cites_the_frontend_error_or_doc(rule):
     text = rule.explanation + " ".join(rule.references)
-    cited = ("err_", "nki.errors", "nki/migration", "nki-dynamic-loops", "nki/api/generated/", "nki/deep-dives/")
+    cited = ("err_", "nki.errors", "error-codes/", "nki/migration", "nki-dynamic-loops", "nki/api/generated/",
+             "nki/deep-dives/")
     assert any(c in text for c in cited), rule.id
     assert rule.references, rule.id
 

@@ -35,6 +35,7 @@ from .grid_allocation_shape import GridAllocationShape
 from .immutable_parameter_written import ImmutableParameterWritten
 from .indirect_index_layout import IndirectIndexLayout
 from .indirect_index_unsupported import IndirectIndexUnsupported
+from .lnc_degree_mismatch import LncDegreeMismatch
 from .loop_over_arange import LoopOverArange
 from .mixed_basic_advanced_indexing import MixedBasicAdvancedIndexing
 from .mutable_parameter_not_returned import MutableParameterNotReturned
@@ -87,4 +88,5 @@ RULES = (
     SplitCollectivePairing,  # NKI732
     GridAllocationShape,  # NKI733
     NameUsedBeforeAssignment,  # NKI734
+    LncDegreeMismatch,  # NKI735
 )
