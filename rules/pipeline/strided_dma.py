@@ -219,11 +219,17 @@ def _strided(graph, hbm: dma.Side) -> str | None:
         if not isinstance(last, TupleV) or len(last.items) != 2:
             return None
         stride, count = last.items
-        lo_s = dma.int_bounds(stride)
-        lo_c = dma.int_bounds(count)
-        if lo_s is None or lo_c is None or lo_s[0] < 2 or lo_c[0] < 2:
+        b_s = dma.int_bounds(stride)
+        b_c = dma.int_bounds(count)
+        if b_s is None or b_c is None or b_s[0] < 2:
             return None
-        return f"an access pattern whose innermost stride is {dma.exact(stride) or 'at least ' + str(int(lo_s[0]))} elements"
+        # A literal stride states the intent to skip elements, so a symbolic
+        # count (``[2, C // 2]``) only has to allow two of them; a symbolic
+        # stride needs both bounds, as it may be a layout-dependent 1.
+        exact = dma.exact(stride)
+        if b_c[1] < 2 or (exact is None and b_c[0] < 2):
+            return None
+        return f"an access pattern whose innermost stride is {exact or 'at least ' + str(int(b_s[0]))} elements"
     items = dma.hbm_items(graph, hbm)
     base = graph.attrs(hbm.base_id)
     shape = base.get("shape_v")
