@@ -88,6 +88,25 @@ view, or a TensorE transpose); or change the HBM layout of the input.
         ),
         invalid(
             """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def even_columns(x):
+                R, C = x.shape
+                out = nl.ndarray((1024, 256), dtype=nl.bfloat16, buffer=nl.shared_hbm)
+                for i in range(8):
+                    t = nl.ndarray((128, C // 2), dtype=nl.bfloat16, buffer=nl.sbuf)
+                    nisa.dma_copy(dst=t, src=x.ap([[C, 128], [2, C // 2]], offset=i * 128 * C))
+                    nisa.dma_copy(dst=out[i * 128:(i + 1) * 128, 0:256], src=t)
+                return out
+            """,
+            lines=[11],
+            title="current API: a literal access-pattern stride of 2 with a shape-derived count",
+        ),
+        invalid(
+            """
             import neuronxcc.nki as nki
             import neuronxcc.nki.language as nl
 
