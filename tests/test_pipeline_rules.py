@@ -467,6 +467,47 @@ def test_strided_dma_follows_the_scale_of_a_legacy_arange(tmp_path, index, strid
         assert "32768 runs per transfer" in found[0].message
 
 
+@pytest.mark.parametrize("inner,reported", [("[2, C // 2]", True), ("[C, C // 2]", False), ("[2, 1]", False),
+                                            ("[1, C]", False)])
+def test_access_pattern_with_a_literal_stride_needs_only_a_possible_second_element(tmp_path, inner, reported):
+    # A literal innermost stride of 2 with a symbolic count is a strided read
+    # whenever the count allows two elements; a symbolic stride (C) may be a
+    # layout's 1 and is left alone, as is a single element.
+    code = HEAD + f"""
+    @nki.jit
+    def k(x):
+        R, C = x.shape
+        out = nl.ndarray((1024, 512), dtype=nl.bfloat16, buffer=nl.shared_hbm)
+        for i in range(8):
+            t = nl.ndarray((128, C // 2), dtype=nl.bfloat16, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=x.ap([[C, 128], {inner}], offset=i * 128 * C))
+            nisa.dma_copy(dst=out[i * 128:(i + 1) * 128, 0:256], src=t)
+        return out
+    """
+    found = lint(tmp_path, code, "NKI307")
+    assert [f.span.start_line for f in found] == ([12] if reported else [])
+    if reported:
+        assert "innermost stride is 2 elements" in found[0].message
+
+
+@pytest.mark.parametrize("ds", ["nl.ds(0, 512, step=2)", "nl.ds(0, 512, 2)"])
+def test_ds_has_no_step_so_it_reads_a_contiguous_window(tmp_path, ds):
+    # nl.ds(start, size) has no step in any release (the API table): a third
+    # argument is a signature finding, not a strided DMA.
+    code = HEAD + f"""
+    @nki.jit
+    def k(x):
+        out = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.shared_hbm)
+        t = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x[0:128, {ds}])
+        nisa.dma_copy(dst=out, src=t)
+        return out
+    """
+    assert not lint(tmp_path, code, "NKI307")
+    signature = lint(tmp_path, code, "NKI615") + lint(tmp_path, code, "NKI727")
+    assert [f.span.start_line for f in signature] == [10]
+
+
 def test_combined_arange_indices_have_no_single_stride(tmp_path):
     # i_a * 16 + i_b walks contiguous 16-element runs: not one stride.
     code = LEGACY + """

@@ -88,6 +88,25 @@ view, or a TensorE transpose); or change the HBM layout of the input.
         ),
         invalid(
             """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def even_columns(x):
+                R, C = x.shape
+                out = nl.ndarray((1024, 256), dtype=nl.bfloat16, buffer=nl.shared_hbm)
+                for i in range(8):
+                    t = nl.ndarray((128, C // 2), dtype=nl.bfloat16, buffer=nl.sbuf)
+                    nisa.dma_copy(dst=t, src=x.ap([[C, 128], [2, C // 2]], offset=i * 128 * C))
+                    nisa.dma_copy(dst=out[i * 128:(i + 1) * 128, 0:256], src=t)
+                return out
+            """,
+            lines=[11],
+            title="current API: a literal access-pattern stride of 2 with a shape-derived count",
+        ),
+        invalid(
+            """
             import neuronxcc.nki as nki
             import neuronxcc.nki.language as nl
 
@@ -219,11 +238,17 @@ def _strided(graph, hbm: dma.Side) -> str | None:
         if not isinstance(last, TupleV) or len(last.items) != 2:
             return None
         stride, count = last.items
-        lo_s = dma.int_bounds(stride)
-        lo_c = dma.int_bounds(count)
-        if lo_s is None or lo_c is None or lo_s[0] < 2 or lo_c[0] < 2:
+        b_s = dma.int_bounds(stride)
+        b_c = dma.int_bounds(count)
+        if b_s is None or b_c is None or b_s[0] < 2:
             return None
-        return f"an access pattern whose innermost stride is {dma.exact(stride) or 'at least ' + str(int(lo_s[0]))} elements"
+        # A literal stride states the intent to skip elements, so a symbolic
+        # count (``[2, C // 2]``) only has to allow two of them; a symbolic
+        # stride needs both bounds, as it may be a layout-dependent 1.
+        exact = dma.exact(stride)
+        if b_c[1] < 2 or (exact is None and b_c[0] < 2):
+            return None
+        return f"an access pattern whose innermost stride is {exact or 'at least ' + str(int(b_s[0]))} elements"
     items = dma.hbm_items(graph, hbm)
     base = graph.attrs(hbm.base_id)
     shape = base.get("shape_v")
