@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 _LNC_FLAG = re.compile(r"--(?:lnc|logical-nc-config)(?:=|\s+)(\d+)")
@@ -24,6 +25,7 @@ class LncSetting:
     degree: int
     node: ast.AST
     how: str  # "kernel[2](...)", "NEURON_LOGICAL_NC_CONFIG = '2'", "NEURON_CC_FLAGS --lnc=1", "compiler_args --lnc 1"
+    callee: str | None = None  # the name a bracket launch calls (None: an environment setting)
 
 
 def _env_assignment(node: ast.AST) -> tuple[str, str] | None:
@@ -60,12 +62,14 @@ def _compiler_args(node: ast.Call) -> LncSetting | None:
     return None
 
 
-def lnc_settings(tree: ast.Module, kernel_names: set[str]) -> tuple[list[LncSetting], list[LncSetting]]:
-    """(kernel degrees, compiler degrees) set literally in ``tree``.
-    ``kernel_names``: the names a bracket launch must call to count."""
+def lnc_settings(nodes: Iterable[ast.AST]) -> tuple[list[LncSetting], list[LncSetting]]:
+    """(kernel degrees, compiler degrees) set literally among ``nodes`` (a
+    file's node list, ``SourceFile.nodes``). A bracket launch ``name[2](...)``
+    is a kernel degree only if ``name`` is a kernel: its ``callee`` says
+    which name, for the caller to decide."""
     kernel: list[LncSetting] = []
     compiler: list[LncSetting] = []
-    for node in ast.walk(tree):
+    for node in nodes:
         env = _env_assignment(node)
         if env is not None:
             name, value = env
@@ -81,8 +85,9 @@ def lnc_settings(tree: ast.Module, kernel_names: set[str]) -> tuple[list[LncSett
         if setting is not None:
             compiler.append(setting)
         func = node.func
-        if (isinstance(func, ast.Subscript) and isinstance(func.value, ast.Name) and func.value.id in kernel_names
+        if (isinstance(func, ast.Subscript) and isinstance(func.value, ast.Name)
                 and isinstance(func.slice, ast.Constant) and type(func.slice.value) is int):
-            kernel.append(LncSetting(func.slice.value, node, f"{func.value.id}[{func.slice.value}](...)"))
+            kernel.append(LncSetting(func.slice.value, node, f"{func.value.id}[{func.slice.value}](...)",
+                                     func.value.id))
     order = lambda s: (getattr(s.node, "lineno", 0), getattr(s.node, "col_offset", 0))  # noqa: E731
     return sorted(kernel, key=order), sorted(compiler, key=order)

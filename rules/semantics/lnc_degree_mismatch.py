@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import ast
-
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model.lnc import lnc_settings
@@ -16,12 +14,8 @@ _FACT = "spmd-grid-lnc-mismatch"
 
 
 def _kernel_names(ctx: RuleContext) -> set[str]:
-    """Names a bracket launch may call: this file's kernels and names imported from other modules."""
-    names = {k.base_name for k in ctx.model.kernels}
-    for node in ast.walk(ctx.tree):
-        if isinstance(node, ast.ImportFrom):
-            names.update(alias.asname or alias.name for alias in node.names if alias.name != "*")
-    return names
+    """Names a bracket launch may call: this file's kernels and the names it imports."""
+    return {k.base_name for k in ctx.model.kernels} | set(ctx.bindings.names)
 
 
 class LncDegreeMismatch(Rule):
@@ -119,9 +113,11 @@ Sources: {_EVRF066}; {_LNC}.
         if status not in (ERROR, WARNING):
             return
         level = Level.ERROR if status is ERROR else Level.WARNING
-        kernel, compiler = lnc_settings(ctx.tree, _kernel_names(ctx))
+        kernel, compiler = lnc_settings(ctx.source.nodes)
         if not kernel or not compiler:
-            return
+            return  # most files: decided without the model
+        names = _kernel_names(ctx)
+        kernel = [s for s in kernel if s.callee is None or s.callee in names]
         degrees = {c.degree for c in compiler}
         if len(degrees) != 1:
             return  # the file sets the compiler both ways: which one applies is not visible
