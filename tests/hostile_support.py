@@ -10,9 +10,10 @@ import signal
 from contextlib import contextmanager
 from pathlib import Path
 
+from nkilint.commands.common import _ruleset_and_enabled, build_settings
 from nkilint.config import Settings
-from nkilint.discovery import InputFile
-from nkilint.engine import Checker, FileResult, RunOptions
+from nkilint.discovery import InputFile, discover
+from nkilint.engine import Checker, FileResult, RunOptions, project_scan_roots
 from nkilint.plugins import installed_rules
 from nkilint.versions import LATEST
 
@@ -43,3 +44,18 @@ def check_one(path: Path, extra_rules: tuple = ()) -> FileResult:
     settings = Settings(root=path.parent, target_name="trn2", nki_version=LATEST, nki_version_explicit=False)
     checker = Checker(settings, ruleset, frozenset(ruleset.rules), RunOptions(extra_rules=extra_rules))
     return checker.check_path(InputFile(path, path.name, True))
+
+
+def findings_per_file(root: Path, order) -> dict[str, list]:
+    """Every file under the current directory checked in ``order(files)`` by
+    one checker, as the command line configures it: path -> sorted
+    (rule, line, message)."""
+    settings = build_settings((".",), None, False)
+    ruleset, enabled = _ruleset_and_enabled(settings)
+    files, _ = discover(["."], settings.root, settings.all_excludes)
+    checker = Checker(settings, ruleset, enabled, RunOptions(project_roots=project_scan_roots(["."], settings)))
+    out = {}
+    for item in order(files):
+        result = checker.check_path(item)
+        out[result.path] = sorted((f.rule_id, f.span.start_line, f.message) for f in result.findings)
+    return out

@@ -16,9 +16,7 @@ import sys
 from pathlib import Path
 
 from conftest import write
-from nkilint.commands.common import _ruleset_and_enabled, build_settings
-from nkilint.discovery import discover
-from nkilint.engine import Checker, RunOptions, project_scan_roots
+from hostile_support import findings_per_file as _per_file
 
 CURRENT = "import nki\nimport nki.language as nl\nimport nki.isa as nisa\n"
 LEGACY = "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\nimport neuronxcc.nki.isa as nisa\n"
@@ -77,18 +75,6 @@ def kernel_{i}(a):
     t = nl.ndarray(({100 + i}, 512), dtype=nl.float32, buffer=nl.sbuf)
     return a
 """)
-
-
-def _per_file(root: Path, order) -> dict[str, list]:
-    settings = build_settings((".",), None, False)
-    ruleset, enabled = _ruleset_and_enabled(settings)
-    files, _ = discover(["."], settings.root, settings.all_excludes)
-    checker = Checker(settings, ruleset, enabled, RunOptions(project_roots=project_scan_roots(["."], settings)))
-    out = {}
-    for item in order(files):
-        result = checker.check_path(item)
-        out[result.path] = sorted((f.rule_id, f.span.start_line, f.message) for f in result.findings)
-    return out
 
 
 def test_findings_do_not_depend_on_the_file_order(project):

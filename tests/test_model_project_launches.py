@@ -14,10 +14,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from conftest import write
+from hostile_support import findings_per_file as _per_file
 from nkilint.cli import cli
-from nkilint.commands.common import _ruleset_and_enabled, build_settings
-from nkilint.discovery import discover
-from nkilint.engine import Checker, RunOptions, project_scan_roots
 from nkilint.model.project import Project
 from nkilint.model.semantic import analyze_file
 from nkilint.source import SourceFile
@@ -86,18 +84,6 @@ def test_without_scan_roots_nothing_is_read_elsewhere(project):
     model = analyze_file(SourceFile(str(path), path.read_text(), "pkg/k.py"), Project(project), TRN2,
                          NkiVersion.parse("0.6"))
     assert model.specializations == []
-
-
-def _per_file(root: Path, order) -> dict[str, list]:
-    settings = build_settings((".",), None, False)
-    ruleset, enabled = _ruleset_and_enabled(settings)
-    files, _ = discover(["."], settings.root, settings.all_excludes)
-    checker = Checker(settings, ruleset, enabled, RunOptions(project_roots=project_scan_roots(["."], settings)))
-    out = {}
-    for item in order(files):
-        result = checker.check_path(item)
-        out[result.path] = sorted((f.rule_id, f.span.start_line, f.message) for f in result.findings)
-    return out
 
 
 def test_findings_name_the_other_file_and_do_not_depend_on_order(project):
