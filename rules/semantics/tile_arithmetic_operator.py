@@ -53,6 +53,7 @@ data1=a, data2=b, op=nl.add)`), `nl.negative(t)` (or
 `nisa.tensor_tensor(dst=acc, data1=acc, data2=t, op=nl.add)` for `+=`.
 """
     references = (
+        "https://awsdocs-neuron.readthedocs-hosted.com/en/v2.33.0/nki/api/generated/nki.language.NkiTensor.html",
         "aws-neuron-sdk nki/api/nki/language/__init__.py (NkiTensor: views, __getitem__, __setitem__)",
         "aws-neuron-sdk nki/examples/getting_started_baremetal.py (nl.add(a_tile, b_tile))",
     )
