@@ -307,6 +307,46 @@ def test_dataflow_variances_and_their_inverse(tmp_path):
     assert dataflow.eps_free_variance(graph, dataflow.inverted_operand(graph, at[(14, "divide")])[1]) is None
 
 
+ONES_MATMULS = """
+import nki
+import nki.language as nl
+import nki.isa as nisa
+
+@nki.jit
+def kernel(x, w):
+    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x[0:128, 0:512])
+    ones = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.memset(dst=ones, value=1.0)
+    half = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.memset(dst=half, value=-0.5)
+    wt = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=wt, src=w[0:128, 0:128])
+    sq = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_tensor(dst=sq, data1=t, data2=t, op=nl.multiply)
+    p = nl.ndarray((4, 128, 512), dtype=nl.float32, buffer=nl.psum)
+    nisa.nc_matmul(dst=p[0], stationary=ones, moving=sq)
+    nisa.nc_matmul(dst=p[1], stationary=sq, moving=ones[0:128, 0:128])
+    nisa.nc_matmul(dst=p[2], stationary=ones, moving=t)
+    nisa.nc_matmul(dst=p[3], stationary=wt, moving=sq)
+    nisa.nc_matmul(dst=p[0], stationary=half, moving=sq)
+"""
+
+
+def test_dataflow_ones_matmul_of_squares(tmp_path):
+    model = model_for(tmp_path, ONES_MATMULS)
+    graph = model.kernels[0].graph
+    matmuls = sorted((op for op, data in graph.ops() if dataflow.short(data["api"]) == "nc_matmul"), key=graph.seq)
+    # Ones on either side (a view of them too) over a squared tile is a sum of
+    # squares; over the data itself, with a loaded weight, or with a negative
+    # fill it is not.
+    assert [dataflow.ones_matmul_of_squares(graph, op) for op in matmuls] == [True, True, False, False, False]
+    assert [dataflow.computes_variance(graph, op) for op in matmuls] == [True, True, False, False, False]
+    tensors = {data.get("name"): nid for nid, data in graph.g.nodes(data=True) if data.get("kind") == "tensor"}
+    assert dataflow.uniform_positive(graph, tensors["ones"])
+    assert not dataflow.uniform_positive(graph, tensors["half"]) and not dataflow.uniform_positive(graph, tensors["wt"])
+
+
 # -- expression facts ----------------------------------------------------------------
 def test_exprs_holds_tensor_param_and_nothing(tmp_path):
     model = model_for(tmp_path, CURRENT)

@@ -389,12 +389,49 @@ def squares(graph: KernelGraph, op: str) -> bool:
     return False
 
 
+def _positive(value: Value | None) -> bool:
+    number = const_number(value)
+    return number is not None and number > 0
+
+
+def uniform_positive(graph: KernelGraph, node_id: str) -> bool:
+    """The tensor behind node_id holds only positive constants (ones, or
+    1/N for a mean): allocated by ``nl.ones`` / ``nl.full(..., c)`` and
+    never written, or written only by ``memset(value=c)``, with c > 0."""
+    b = base(graph, node_id)
+    ws = writers(graph, b)
+    if not ws:
+        return _positive(graph.attrs(b).get("fill_v"))
+    return all(short(graph.attrs(w).get("api")) == "memset" and _positive(param(graph.attrs(w), "value")) for w in ws)
+
+
+_MATMUL_OPERANDS = {"nc_matmul": ("stationary", "moving"), "matmul": ("x", "y")}
+
+
+def ones_matmul_of_squares(graph: KernelGraph, op: str) -> bool:
+    """The op is a matmul with an all-ones (or all-1/N) operand over a
+    squared tile: a sum (mean) of squares across the partitions, every
+    output row holding the column sums; the TensorE way of reducing
+    ``x * x`` over the partition axis."""
+    names = _MATMUL_OPERANDS.get(short(graph.attrs(op).get("api")))
+    if names is None:
+        return False
+    ins = dict(reads(graph, op))
+    a, b = ins.get(names[0]), ins.get(names[1])
+    if a is None or b is None:
+        return False
+    return any(uniform_positive(graph, one) and any(squares(graph, w) for w in writers(graph, other))
+               for one, other in ((a, b), (b, a)))
+
+
 def computes_variance(graph: KernelGraph, op: str) -> bool:
     """The op produces a variance or a mean (sum) of squares: ``nl.var``,
-    ``bn_aggr``, or a sum reduction that squares its data or reads a
-    squared tile."""
+    ``bn_aggr``, a sum reduction that squares its data or reads a squared
+    tile, or a matmul of an all-ones tile with a squared tile."""
     data = graph.attrs(op)
     if short(data.get("api")) in ("var", "bn_aggr"):
+        return True
+    if ones_matmul_of_squares(graph, op):
         return True
     if not is_sum_reduction(data) or short(data.get("api")) in ("bn_stats", "tensor_partition_reduce"):
         return False
@@ -513,6 +550,7 @@ __all__ = [
     "accumulation_loop", "added_scalars", "base", "computes_variance", "const_number", "const_param", "consumers",
     "dtype_of", "element_count", "eps_free_variance", "exp_input", "func_params", "index_may_depend_on",
     "inverted_operand", "is_division", "is_exp", "is_max_reduction", "is_subtract", "is_sum_reduction",
-    "loop_trip_exact", "loop_trip_upper", "max_subtracted", "op_order", "param", "producers", "readers", "reads",
-    "repeats", "short", "squares", "sum_of_max_subtracted_exps", "tensors_of", "writers", "writes"
+    "loop_trip_exact", "loop_trip_upper", "max_subtracted", "ones_matmul_of_squares", "op_order", "param",
+    "producers", "readers", "reads", "repeats", "short", "squares", "sum_of_max_subtracted_exps", "tensors_of",
+    "uniform_positive", "writers", "writes"
 ]

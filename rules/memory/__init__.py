@@ -5,7 +5,8 @@ Capacity (NKI201-NKI207) rests on the memory model in
 number a lower bound, its assumptions documented there). Placement
 (NKI210-NKI216) reads each op's operands and the memory of their base
 tensor (``nkilint.model.views.Operand.buffer``: how far a kernel
-parameter's memory may be relied on). Facts: the memory hierarchy and
+parameter's memory may be relied on). NKI217 reads the graph's
+augmented assignments into PSUM. Facts: the memory hierarchy and
 engine pages of the NKI documentation and the nki.isa / nki.language stubs
 of aws-neuron-sdk (``nki/api/nki``).
 
@@ -25,6 +26,7 @@ from .matmul_operand_memory import MatmulOperandMemory
 from .placement_out_of_range import PlacementOutOfRange
 from .placement_overlap import PlacementOverlap
 from .psum_bank_oversubscription import PsumBankOversubscription
+from .psum_subtract_accumulation import PsumSubtractAccumulation
 from .psum_tensor_exceeds_psum import PsumTensorExceedsPsum
 from .psum_tile_exceeds_bank import PsumTileExceedsBank
 from .sbuf_live_set_overflow import SbufLiveSetOverflow
@@ -46,4 +48,5 @@ RULES = (
     SharedHbmNotTopLevel,  # NKI214
     HbmTensorWithInitValue,  # NKI215
     KernelOutputNotSharedHbm,  # NKI216
+    PsumSubtractAccumulation,  # NKI217
 )

@@ -32,7 +32,8 @@ rename: a PSUM tile reused across output tiles now keeps accumulating
 unless the first matmul of each group starts a new one.
 
 In a legacy file this is part of the port list. In `nki.*` code,
-`... += nisa.nc_matmul(...)` is an error: the call returns no tile.
+`... += nisa.nc_matmul(...)` (or `-=`) is an error: the call returns no
+tile.
 
 **Fix:** allocate the PSUM tile with `nl.ndarray(..., buffer=nl.psum)`
 inside the output-tile loop and call `nisa.nc_matmul(dst=ps, stationary=...,
@@ -74,6 +75,21 @@ step if you want it explicit); then copy PSUM to SBUF with
             nki_version="0.3",
             level=Level.NOTE,
         ),
+        invalid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def mm(a, b, ps):
+                for k in range(4):
+                    ps[...] -= nisa.nc_matmul(a[k], b[k])
+            """,
+            lines=[8],
+            title="current API: -= of nc_matmul (no tile to subtract)",
+            level=Level.ERROR,
+        ),
         valid(
             """
             import nki
@@ -106,7 +122,8 @@ step if you want it explicit); then copy PSUM to SBUF with
     @classmethod
     def detect(cls, index: NameIndex, out: Issues) -> None:
         for node in index.nodes:
-            if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and isinstance(node.value, ast.Call):
+            if isinstance(node, ast.AugAssign) and isinstance(node.op, (ast.Add, ast.Sub)) and \
+                    isinstance(node.value, ast.Call):
                 cls._augassign(index, out, node)
 
     @staticmethod
@@ -115,8 +132,10 @@ step if you want it explicit); then copy PSUM to SBUF with
         if qual is None or qual.name not in MATMULS or not qual.is_nki:
             return
         gen = qual.gen
+        sign = "+=" if isinstance(node.op, ast.Add) else "-="
         if gen is Gen.LEGACY:
-            if index.version < V0_2:
+            # ``-=`` of a legacy matmul is NKI217's (PSUM only accumulates by adding).
+            if index.version < V0_2 or sign == "-=":
                 return
             out.add(node, index.level(gen, node),
                     f"`... += {short(qual.name)}(...)` accumulates into PSUM the legacy way; from NKI 0.2 nisa.nc_matmul "
@@ -127,7 +146,9 @@ step if you want it explicit); then copy PSUM to SBUF with
                          "nisa.nc_matmul(dst=ps, stationary=..., moving=...) in the contraction loop "
                          "(accumulate=True after the first step if you need to be explicit)", gen=gen)
         elif qual.name == "nki.isa.nc_matmul" and index.version >= V0_2:
+            negate = "" if sign == "+=" else (
+                "; PSUM accumulation only adds, so negate one operand once to subtract the product")
             out.add(node, Level.ERROR,
-                    "`... += nisa.nc_matmul(...)`: nc_matmul returns no tile from NKI 0.2; it writes dst and "
-                    "accumulates into PSUM itself (first write overwrites, later writes add)",
+                    f"`... {sign} nisa.nc_matmul(...)`: nc_matmul returns no tile from NKI 0.2; it writes dst and "
+                    f"accumulates into PSUM itself (first write overwrites, later writes add){negate}",
                     hint="call nisa.nc_matmul(dst=ps, stationary=..., moving=..., accumulate=True) instead", gen=gen)

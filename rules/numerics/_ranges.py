@@ -139,7 +139,7 @@ def _variance_source(graph: KernelGraph, src: str) -> set[str]:
     out = set()
     for p in df.producers(graph, src, depth=8):
         pdata = graph.attrs(p)
-        if df.short(pdata.get("api")) in ("var", "bn_aggr", "bn_stats"):
+        if df.short(pdata.get("api")) in ("var", "bn_aggr", "bn_stats") or df.ones_matmul_of_squares(graph, p):
             out.add(p)
         elif df.is_sum_reduction(pdata):
             if df.squares(graph, p):

@@ -35,6 +35,9 @@ between the variance and the inversion adds anything or clamps it (only
 scalings, copies and a square root): `nl.reciprocal(nl.sqrt(ms))`,
 `1.0 / nl.sqrt(ms)`, `nl.divide(x, nl.sqrt(ms))`, `nisa.reciprocal`,
 `nisa.tensor_scalar(op1=nl.rsqrt)` or `op1=nl.power, operand1=-0.5`.
+A sum of squares over the partition axis computed on TensorE (a matmul
+with an all-ones or all-`1/N` operand over `x * x`, every output row
+holding the column sums) counts as a variance too.
 Every release and target: the input ranges are those of the activation
 table, unchanged from trn1 to trn3, and a zero variance is a zero divisor
 on any engine.
@@ -154,6 +157,95 @@ reciprocal, and to the variance before any other inversion
             """,
             lines=[16],
             title="current API: nisa.reciprocal of sqrt(mean of squares), no eps",
+        ),
+        invalid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def column_rms(x):
+                out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+                t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.dma_copy(dst=t, src=x[0:128, 0:512])
+                ones = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.memset(dst=ones, value=1.0)
+                sq = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.tensor_tensor(dst=sq, data1=t, data2=t, op=nl.multiply)
+                ss = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+                nisa.nc_matmul(dst=ss, stationary=ones, moving=sq)
+                inv = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.activation(dst=inv, op=nl.rsqrt, data=ss, scale=1.0 / 128)
+                nisa.dma_copy(dst=out, src=inv)
+                return out
+            """,
+            lines=[17],
+            title="current API: rsqrt of an all-ones matmul over x * x (a sum of squares across partitions), no eps",
+        ),
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def column_rms(x):
+                out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+                t = nl.load(x[0:128, 0:512])
+                mean_w = nl.full((128, 128), 1.0 / 128, dtype=nl.float32)
+                ms = nl.matmul(mean_w, nl.multiply(t, t), transpose_x=True)
+                nl.store(out, value=nl.multiply(t, nl.reciprocal(nl.sqrt(ms))))
+                return out
+            """,
+            lines=[10],
+            title="legacy API: a 1/N-filled matmul over x * x (mean of squares across partitions), no eps",
+        ),
+        valid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def column_rms(x, eps):
+                out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+                t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.dma_copy(dst=t, src=x[0:128, 0:512])
+                ones = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.memset(dst=ones, value=1.0)
+                sq = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.tensor_tensor(dst=sq, data1=t, data2=t, op=nl.multiply)
+                ss = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+                nisa.nc_matmul(dst=ss, stationary=ones, moving=sq)
+                inv = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.tensor_scalar(dst=inv, data=ss, op0=nl.multiply, operand0=1.0 / 128, op1=nl.add, operand1=eps)
+                nisa.activation(dst=inv, op=nl.rsqrt, data=inv)
+                nisa.dma_copy(dst=out, src=inv)
+                return out
+            """,
+            title="current API: the all-ones matmul sum of squares gets eps before rsqrt",
+        ),
+        valid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def inverse_column_sum(x):
+                out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+                t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.dma_copy(dst=t, src=x[0:128, 0:512])
+                ones = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.memset(dst=ones, value=1.0)
+                ss = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+                nisa.nc_matmul(dst=ss, stationary=ones, moving=t)
+                inv = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.reciprocal(dst=inv, data=ss)
+                nisa.dma_copy(dst=out, src=inv)
+                return out
+            """,
+            title="current API: an all-ones matmul over the data (a column sum, not a variance)",
         ),
         valid(
             """

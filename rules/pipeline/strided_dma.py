@@ -7,7 +7,7 @@ import ast
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model.loops import nest_of
-from nkilint.model.values import IndexV, TupleV, int_binop
+from nkilint.model.values import IndexV, SliceV, TupleV, int_binop
 from nkilint.rule import Rule, invalid, valid
 
 from . import _dma as dma
@@ -27,7 +27,11 @@ A DMA whose HBM side does not move contiguous runs: the innermost index is
 fixed while an outer dimension is sliced (`x[0:128, 0:64, j]`), the
 innermost dimension is stepped (`x[:, ::2]`), or an access pattern
 (`.ap()`) has an innermost stride other than 1, or a legacy index
-steps by more than one (`x[i_p, i_f * 2]` with `i_f = nl.arange(n)`). One-off transfers of fewer
+steps by more than one (`x[i_p, i_f * 2]` with `i_f = nl.arange(n)`).
+An access-pattern stride may be a name or an expression: it is reported
+when every value the code allows is 2 or more (a named constant, a loop
+over such values, a parameter an `assert` bounds); a stride that may be 1
+(a plain kernel parameter, `C // 256`) is not. One-off transfers of fewer
 than 64 elements per partition (a small vector read as a column) are left
 out; repeated or larger ones are reported.
 
@@ -104,6 +108,44 @@ view, or a TensorE transpose); or change the HBM layout of the input.
             """,
             lines=[11],
             title="current API: a literal access-pattern stride of 2 with a shape-derived count",
+        ),
+        invalid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def group_columns(x, n_groups: int):
+                R, C = x.shape
+                assert n_groups > 1
+                out = nl.ndarray((128, 256), dtype=nl.bfloat16, buffer=nl.shared_hbm)
+                t = nl.ndarray((128, 256), dtype=nl.bfloat16, buffer=nl.sbuf)
+                nisa.dma_copy(dst=t, src=x.ap([[C, 128], [n_groups, 256]], offset=0))
+                nisa.dma_copy(dst=out, src=t)
+                return out
+            """,
+            lines=[11],
+            title="current API: a variable stride that the assert makes at least 2",
+        ),
+        valid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def group_columns(x, n_groups: int):
+                R, C = x.shape
+                out = nl.ndarray((128, 256), dtype=nl.bfloat16, buffer=nl.shared_hbm)
+                t = nl.ndarray((128, 256), dtype=nl.bfloat16, buffer=nl.sbuf)
+                nisa.dma_copy(dst=t, src=x.ap([[C, 128], [n_groups, 256]], offset=0))
+                nisa.dma_copy(dst=out, src=t)
+                nisa.dma_copy(dst=t, src=x.ap([[C, 128], [C // 256, 256]], offset=0))
+                nisa.dma_copy(dst=out, src=t)
+                return out
+            """,
+            title="current API: strides that may be 1 (a parameter, C // 256 when C is 256)",
         ),
         invalid(
             """
@@ -226,6 +268,17 @@ def _volume(t: dma.Transfer, size: int | None) -> str:
     return f", {dma.fmt_bytes(runs * size)} per transfer as {runs} runs"
 
 
+def _slice_step_bounds(item) -> tuple[float, float] | None:
+    """The bounds of a slice's step (``x[:, 0:512:step]``), None when the
+    item is not a slice with a step."""
+    if slice_step_over_one(item):
+        step = dma.exact(item.step)
+        return (step, step)
+    if isinstance(item, SliceV) and not (isinstance(item.step, dma.Const) and item.step.value is None):
+        return dma.int_bounds(item.step)
+    return None
+
+
 def _strided(graph, hbm: dma.Side) -> str | None:
     """Why the HBM side of a transfer has a strided innermost dimension."""
     data = graph.attrs(hbm.node_id)
@@ -257,19 +310,24 @@ def _strided(graph, hbm: dma.Side) -> str | None:
     last = items[-1]
     outer_sliced = [i for i, it in enumerate(items[:-1]) if not dma.is_integer_index(it)
                     and (dma.int_bounds(dma.item_extent(it, shape[i]) or dma.Const(0)) or (0, 0))[0] >= 2]
-    if slice_step_over_one(last):
-        step = dma.exact(last.step)
+    step_b = _slice_step_bounds(last)
+    if step_b is not None and step_b[0] >= 2:
         start = dma.item_start(last)
         stop = shape[-1] if isinstance(last.stop, dma.Const) and last.stop.value is None else last.stop
         span = dma.int_bounds(int_binop(ast.Sub, stop, start)) if start is not None else None
-        if step and span is not None and span[0] > step:  # at least two elements picked
-            return f"a stepped innermost slice (step {step})"
+        if span is not None and span[0] > step_b[1]:  # at least two elements picked, whatever the step
+            step = dma.exact(last.step)
+            return f"a stepped innermost slice (step {step if step is not None else 'at least ' + str(int(step_b[0]))})"
     if isinstance(last, IndexV):
         # Legacy ``x[i_p, i_f * 2]``: a scaled arange on the innermost dimension.
-        stride = dma.exact(last.stride) if last.stride is not None else None
+        # A variable scale counts when every value it can take is 2 or more.
+        scale = dma.int_bounds(last.stride) if last.stride is not None else None
         extent = dma.int_bounds(last.extent)
-        if stride is not None and stride >= 2 and extent is not None and extent[0] >= 2:
-            return f"an innermost index that steps by {stride} elements (an arange scaled by {stride})"
+        if scale is not None and scale[0] >= 2 and extent is not None and extent[0] >= 2:
+            stride = dma.exact(last.stride)
+            if stride is not None:
+                return f"an innermost index that steps by {stride} elements (an arange scaled by {stride})"
+            return f"an innermost index that steps by at least {int(scale[0])} elements (a scaled arange)"
         return None
     if dma.is_integer_index(last) and outer_sliced:
         dim = dma.int_bounds(shape[-1])

@@ -50,6 +50,7 @@ from .static_out_of_bounds import StaticOutOfBounds
 from .tensor_shadowed_in_block import TensorShadowedInBlock
 from .tensor_truth_value import AmbiguousTensorTruth
 from .tensor_used_out_of_scope import TensorUsedOutOfScope
+from .tile_arithmetic_operator import TileArithmeticOperator
 from .too_many_indices import TooManyIndices
 from .undefined_name import UndefinedName
 from .while_loop_entry_condition import WhileLoopEntryCondition
@@ -89,4 +90,5 @@ RULES = (
     GridAllocationShape,  # NKI733
     NameUsedBeforeAssignment,  # NKI734
     LncDegreeMismatch,  # NKI735
+    TileArithmeticOperator,  # NKI736
 )
