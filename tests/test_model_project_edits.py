@@ -106,18 +106,42 @@ def test_same_text_again_drops_nothing(tmp_path: Path) -> None:
     assert helpers.env is env
 
 
+USER = """import nki
+import nki.isa as nisa
+import nki.language as nl
+import pkg
+
+
+@nki.jit
+def kern(a):
+    t = nl.ndarray((pkg.consts.ROWS, 512), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=a)
+    return t
+"""
+
+
 def test_a_package_bound_by_import_reads_its_submodules_by_attribute(tmp_path: Path) -> None:
     # ``import pkg`` then ``pkg.consts.ROWS``: no import statement names
-    # pkg/consts.py, yet the value comes from it.
+    # pkg/consts.py, yet the kernel's value comes from it.
     _tree(tmp_path)
-    write(tmp_path / "pkg" / "__init__.py", "from . import consts\n")
-    write(tmp_path / "user.py", "import pkg\n\nN = pkg.consts.ROWS\n")
-    write(tmp_path / "plain.py", "from pkg.other import COLS\n")
-    project = Project(tmp_path)
-    for name in ("user.py", "plain.py"):
-        project.module_at(tmp_path / name)
-    readers = {p.name for p in project.importers_of((tmp_path / "pkg" / "consts.py").resolve())}
+    write(tmp_path / "user.py", USER)
+    write(tmp_path / "plain.py", "from pkg.other import COLS\n\n\ndef f():\n    return COLS\n")
+    checker = _checker(tmp_path)
+    assert "NKI101" not in _ids(checker, tmp_path, "user.py")
+    project = checker.project
+    project.module_at(tmp_path / "plain.py").env = {}  # as if evaluated: it is scanned, and must not match
+    consts = (tmp_path / "pkg" / "consts.py").resolve()
+    readers = {p.name for p in project.importers_of(consts)}
     assert "user.py" in readers and "plain.py" not in readers
+    _ids(checker, tmp_path, "pkg/consts.py", "ROWS = 256\n")
+    assert "NKI101" in _ids(checker, tmp_path, "user.py")
+
+
+def test_modules_never_evaluated_are_not_scanned(tmp_path: Path) -> None:
+    _tree(tmp_path)
+    project = Project(tmp_path)
+    project.module_at(tmp_path / "pkg" / "helpers.py")  # parsed (an import lookup), never evaluated
+    assert project.importers_of((tmp_path / "pkg" / "consts.py").resolve()) == set()
 
 
 def test_buffer_differing_from_the_parsed_disk_text_invalidates_importers(tmp_path: Path) -> None:

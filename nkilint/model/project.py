@@ -92,6 +92,7 @@ class Project:
         # The modules each module binds as module objects (``import pkg``,
         # ``from pkg import sub``), whose attributes reach their submodules.
         self._bound_modules: dict[Path, set[Path]] = {}
+        self._package_roots: dict[Path, Path | None] = {}
         # Edits that dropped evaluated values (tests and benchmarks read it).
         self.invalidations = 0
 
@@ -141,23 +142,19 @@ class Project:
         self.invalidations += 1
 
     def importers_of(self, key: Path) -> set[Path]:
-        """Loaded modules whose evaluated values may rest on the module at
-        ``key``: the modules that import it, directly or through others.
+        """Evaluated modules whose values may rest on the module at ``key``:
+        the modules that import it, directly or through others.
 
-        Found from the syntax of every loaded module (``_scan_reads``), a
-        superset of what the interpreter resolves: an import inside a
-        function counts even if it never ran."""
+        Found from the import syntax of every module whose values were
+        evaluated (``_scan_reads``), a superset of what the interpreter
+        resolved: an import inside a function counts even if it never ran.
+        A module never evaluated holds no values, and one that holds it as
+        a module object evaluates it when an attribute is read, after the
+        edit: neither needs dropping, nor links an importer to ``key``."""
         readers: dict[Path, set[Path]] = {}
         packages: list[tuple[Path, Path]] = []  # (package directory, a module binding the package)
-        done: set[Path] = {key}
-        while True:
-            # Reading a module's imports may load the modules it names: go on
-            # until every loaded module has been read.
-            todo = [p for p, info in self._modules.items() if info is not None and p not in done]
-            if not todo:
-                break
-            for path in todo:
-                done.add(path)
+        for path, info in list(self._modules.items()):
+            if info is not None and info.env is not None and path != key:
                 self._scan_reads(path, readers, packages)
         out: set[Path] = set()
         todo = [key]
@@ -185,10 +182,18 @@ class Project:
             if dep.name == "__init__.py":
                 packages.append((dep.parent, path))
 
-    @staticmethod
-    def _package_root(path: Path) -> Path | None:
-        """The directory on sys.path for a file inside packages."""
+    def _package_root(self, path: Path) -> Path | None:
+        """The directory on sys.path for a file inside packages (once per
+        directory: every import of every module asks)."""
         directory = path.parent
+        if directory in self._package_roots:
+            return self._package_roots[directory]
+        top = self._find_package_root(directory)
+        self._package_roots[directory] = top
+        return top
+
+    @staticmethod
+    def _find_package_root(directory: Path) -> Path | None:
         if not (directory / "__init__.py").exists():
             return directory
         while (directory / "__init__.py").exists() and directory.parent != directory:
@@ -321,7 +326,7 @@ class Project:
             info = self._modules[key] if key in self._modules else self.module_at(key)
             if info is None:
                 return None
-            for node in ast.walk(info.tree):
+            for node in _import_statements(info.tree):
                 if isinstance(node, ast.Import):
                     for alias in node.names:
                         found = self.find_module(info, 0, alias.name)
@@ -350,3 +355,23 @@ class Project:
         self._static_imports[key] = log
         self._bound_modules[key] = bound
         return log
+
+
+# Fields of a statement that hold statements: imports are statements, and no
+# expression contains one, so the walk for them never enters an expression.
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _import_statements(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every import statement of a module, at any depth (functions,
+    classes, branches, handlers, match cases)."""
+    todo: list[ast.AST] = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+            continue
+        for name in _BODIES:
+            children = getattr(node, name, None)
+            if isinstance(children, list):
+                todo.extend(reversed(children))
