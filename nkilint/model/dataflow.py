@@ -54,8 +54,8 @@ def stores(graph: KernelGraph, tensor_id: str) -> list[str]:
     legacy call that wrote it only as the tile it returned (its producer)."""
     out = []
     for op_id in graph.ops_writing(tensor_id):
-        params = [d.get("param") for _, target, d in graph.g.out_edges(op_id, data=True)
-                  if d.get("kind") == "writes" and graph.base_tensor(target) == tensor_id]
+        params = [d.get("param") for _, target, d in graph.edges_of(op_id, "writes")
+                  if graph.base_tensor(target) == tensor_id]
         if params and all(p == "result" for p in params):
             continue
         out.append(op_id)

@@ -178,6 +178,10 @@ class KernelGraph:
         # Indexes derived from the finished graph (loop nests, ...), built by
         # the modules that own them and dropped with the graph.
         self.memo: dict[str, Any] = {}
+        # ops_reading/ops_writing answers, dropped by any new node or edge
+        # (rules ask the same tensors again and again; each answer walks
+        # every view of the tensor).
+        self._touching: dict[tuple[str, str], list[str]] = {}
 
     # -- construction --------------------------------------------------------
     def add_node(self, prefix: str, kind: str, site: Site | None, loops: tuple[str, ...], **attrs: Any) -> str:
@@ -191,6 +195,8 @@ class KernelGraph:
         attrs.setdefault("conditional", self.conditional_depth > 0)
         # `guards`: those conditions themselves, outermost first.
         attrs.setdefault("guards", tuple(self.guard_stack))
+        if self._touching:
+            self._touching.clear()
         self.g.add_node(node_id, kind=kind, site=site, loops=loops, **attrs)
         self._by_kind.setdefault(kind, []).append(node_id)
         if loops:
@@ -198,6 +204,8 @@ class KernelGraph:
         return node_id
 
     def add_edge(self, src: str, dst: str, kind: str, **attrs: Any) -> None:
+        if self._touching:
+            self._touching.clear()
         self.g.add_edge(src, dst, kind=kind, **attrs)
 
     # -- queries --------------------------------------------------------------
@@ -268,6 +276,12 @@ class KernelGraph:
         return self._ops_touching(tensor_id, "writes")
 
     def _ops_touching(self, tensor_id: str, kind: str) -> list[str]:
+        cached = self._touching.get((tensor_id, kind))
+        if cached is None:
+            cached = self._touching[(tensor_id, kind)] = self._find_ops_touching(tensor_id, kind)
+        return list(cached)  # the caller's own list
+
+    def _find_ops_touching(self, tensor_id: str, kind: str) -> list[str]:
         out = []
         for nid in self.views_of(tensor_id) + [tensor_id]:
             if kind == "reads":

@@ -289,7 +289,7 @@ class LoopNest:
                 results.append(self.variance(list(data["ap_v"].values()), loop, fixed))
             elif not index.startswith(PASS_THROUGH_VIEWS):
                 results.append(UNK)
-            nxt = [v for _, v, d in g.g.out_edges(current, data=True) if d.get("kind") == "view_of"]
+            nxt = [v for _, v, _d in g.edges_of(current, "view_of")]
             if not nxt:
                 results.append(UNK)
                 break

@@ -89,6 +89,12 @@ class Project:
         # Recording of the files an analysis reads (the result cache asks).
         self._log: ReadLog | None = None
         self._static_imports: dict[Path, ReadLog] = {}
+        # The modules each module binds as module objects (``import pkg``,
+        # ``from pkg import sub``), whose attributes reach their submodules.
+        self._bound_modules: dict[Path, set[Path]] = {}
+        self._package_roots: dict[Path, Path | None] = {}
+        # Edits that dropped evaluated values (tests and benchmarks read it).
+        self.invalidations = 0
 
     # -- files ----------------------------------------------------------------
     def register_source(self, path: Path, source: SourceFile) -> None:
@@ -99,26 +105,95 @@ class Project:
             return
         previous = self._sources.get(key)
         self._sources[key] = source
+        loaded = self._modules.get(key)
         if previous is not None and previous is not source and previous.text != source.text:
-            # New text for this file (a fix round, an editor buffer): drop the
-            # module parsed from the old text, and every module's evaluated
-            # values, which may have imported from it.
-            self._modules.pop(key, None)
-            for info in self._modules.values():
-                if info is not None:
-                    info.env = None
-                    info.env_state = "new"
-            self.pure_memo.clear()
-            self._static_imports.clear()
-        elif key in self._modules and self._modules[key] is not None and self._modules[key].source is not source:
-            # Same text, new SourceFile: rules walk this source's tree, so the
-            # model must use the same tree (node identities must match).
-            self._modules.pop(key, None)
+            # New text for this file (a fix round, an editor buffer).
+            self._invalidate(key)
+        elif loaded is not None and loaded.source is not source:
+            if loaded.source.text != source.text:
+                # Parsed from disk earlier, now an unsaved buffer: its importers
+                # evaluated the disk text.
+                self._invalidate(key)
+            else:
+                # Same text, new SourceFile: rules walk this source's tree, so
+                # the model must use the same tree (node identities must match).
+                self._modules.pop(key, None)
+
+    def _invalidate(self, key: Path) -> None:
+        """Drop what an edit to ``key`` made stale: its parsed module, the
+        evaluated values of it and of every loaded module that imports it
+        (transitively), and the pure-helper results of those modules. The
+        other modules' values stay: nothing they evaluated read this file."""
+        affected = self.importers_of(key)
+        affected.add(key)
+        self._modules.pop(key, None)
+        self._static_imports.pop(key, None)  # its import statements may have changed
+        self._bound_modules.pop(key, None)
+        for path in affected:
+            info = self._modules.get(path)
+            if info is not None:
+                info.env = None
+                info.env_state = "new"
+        # Memo keys start with the helper's module path (interp.helpers._memo_key):
+        # a pure helper reads only its module's values and what that imports.
+        names = {str(path) for path in affected}
+        for memo_key in [k for k in self.pure_memo if k and k[0] in names]:
+            del self.pure_memo[memo_key]
+        self.invalidations += 1
+
+    def importers_of(self, key: Path) -> set[Path]:
+        """Evaluated modules whose values may rest on the module at ``key``:
+        the modules that import it, directly or through others.
+
+        Found from the import syntax of every module whose values were
+        evaluated (``_scan_reads``), a superset of what the interpreter
+        resolved: an import inside a function counts even if it never ran.
+        A module never evaluated holds no values, and one that holds it as
+        a module object evaluates it when an attribute is read, after the
+        edit: neither needs dropping, nor links an importer to ``key``."""
+        readers: dict[Path, set[Path]] = {}
+        packages: list[tuple[Path, Path]] = []  # (package directory, a module binding the package)
+        for path, info in list(self._modules.items()):
+            if info is not None and info.env is not None and path != key:
+                self._scan_reads(path, readers, packages)
+        out: set[Path] = set()
+        todo = [key]
+        while todo:
+            current = todo.pop()
+            found = set(readers.get(current, ()))
+            # ``import pkg`` then ``pkg.sub.f``: a submodule reached through
+            # the package's attributes, which no import statement names.
+            found.update(reader for directory, reader in packages if directory in current.parents)
+            for reader in found - out:
+                out.add(reader)
+                todo.append(reader)
+        out.discard(key)
+        return out
+
+    def _scan_reads(self, path: Path, readers: dict[Path, set[Path]], packages: list[tuple[Path, Path]]) -> None:
+        """Record ``path`` as a reader of the modules its imports name (with
+        the packages of ``import a.b.c``, see ``_imports_of``)."""
+        imports = self._imports_of(path)
+        if imports is None:
+            return
+        for dep in imports.read:
+            readers.setdefault(dep, set()).add(path)
+        for dep in self._bound_modules.get(path, ()):
+            if dep.name == "__init__.py":
+                packages.append((dep.parent, path))
+
+    def _package_root(self, path: Path) -> Path | None:
+        """The directory on sys.path for a file inside packages (once per
+        directory: every import of every module asks)."""
+        directory = path.parent
+        if directory in self._package_roots:
+            return self._package_roots[directory]
+        top = self._find_package_root(directory)
+        self._package_roots[directory] = top
+        return top
 
     @staticmethod
-    def _package_root(path: Path) -> Path | None:
-        """The directory on sys.path for a file inside packages."""
-        directory = path.parent
+    def _find_package_root(directory: Path) -> Path | None:
         if not (directory / "__init__.py").exists():
             return directory
         while (directory / "__init__.py").exists() and directory.parent != directory:
@@ -246,21 +321,57 @@ class Project:
         if cached is not None:
             return cached
         outer, self._log = self._log, ReadLog()
+        bound: set[Path] = set()
         try:
             info = self._modules[key] if key in self._modules else self.module_at(key)
             if info is None:
                 return None
-            for node in ast.walk(info.tree):
+            for node in _import_statements(info.tree):
                 if isinstance(node, ast.Import):
                     for alias in node.names:
-                        self.find_module(info, 0, alias.name)
+                        found = self.find_module(info, 0, alias.name)
+                        if alias.asname is None:
+                            # ``import a.b.c`` binds ``a``: the interpreter reads
+                            # a's package and reaches a.b by attribute.
+                            parts = alias.name.split(".")
+                            for end in range(1, len(parts)):
+                                top = self.find_module(info, 0, ".".join(parts[:end]))
+                                if end == 1 and top is not None:
+                                    bound.add(top.path)
+                            if len(parts) == 1 and found is not None:
+                                bound.add(found.path)
+                        elif found is not None:
+                            bound.add(found.path)
                 elif isinstance(node, ast.ImportFrom):
                     self.find_module(info, node.level, node.module or "")
                     for alias in node.names:
                         if alias.name != "*":
-                            self.is_package_module(info, node.level, node.module or "", alias.name)
+                            sub = self.is_package_module(info, node.level, node.module or "", alias.name)
+                            if sub is not None:
+                                bound.add(sub.path)
             log = self._log
         finally:
             self._log = outer
         self._static_imports[key] = log
+        self._bound_modules[key] = bound
         return log
+
+
+# Fields of a statement that hold statements: imports are statements, and no
+# expression contains one, so the walk for them never enters an expression.
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _import_statements(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every import statement of a module, at any depth (functions,
+    classes, branches, handlers, match cases)."""
+    todo: list[ast.AST] = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+            continue
+        for name in _BODIES:
+            children = getattr(node, name, None)
+            if isinstance(children, list):
+                todo.extend(reversed(children))

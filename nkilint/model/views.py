@@ -433,7 +433,7 @@ def operand_label(graph: KernelGraph, node_id: str) -> str:
 
 # ------------------------------------------------------------------ where a view's partitions start
 def _viewed(graph: KernelGraph, view_id: str) -> str | None:
-    nxt = [v for _, v, d in graph.g.out_edges(view_id, data=True) if d.get("kind") == "view_of"]
+    nxt = [v for _, v, _d in graph.edges_of(view_id, "view_of")]
     return nxt[0] if nxt else None
 
 
@@ -569,9 +569,7 @@ def _trusted_walk(graph: KernelGraph, node_id: str, depth: int, memo: dict[tuple
         if short in UNTRUSTED_RESULTS:
             return False
         if depth < _TRUST_DEPTH:
-            for op_id, _, e in graph.g.in_edges(cur, data=True):
-                if e.get("kind") != "writes":
-                    continue
+            for op_id, _, _e in graph.edges_of(cur, "writes", out=False):
                 for src, _ in graph.reads(op_id):
                     if graph.attrs(src).get("shape_v") is not None and not _trusted(graph, src, depth + 1, memo):
                         return False
