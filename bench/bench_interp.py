@@ -6,7 +6,8 @@
 Runs every rule over the files (one process, the CLI's checker) and prints,
 per inlined project helper: how often it was called and the statements and
 expressions it executed itself (exclusive steps: its callees' steps are
-theirs). A helper with many calls and many steps is where summaries pay.
+theirs; a call replayed from a summary counts the steps it stands for),
+and how many calls were replayed from a summary (summaries.py).
 CPU time is printed for orientation only; compare counts, not times.
 """
 
@@ -52,6 +53,17 @@ def main(argv: list[str]) -> int:
             own_steps[name] += steps - inner
 
     calls.CallsMixin.call_function = counted
+    replays = collections.Counter()
+    replay = getattr(calls.CallsMixin, "_replay", None)
+
+    def counted_replay(self, summary, func, *rest):
+        out = replay(self, summary, func, *rest)
+        if out is not None:
+            replays[func.qualname or getattr(func.node, "name", "<lambda>")] += 1
+        return out
+
+    if replay is not None:
+        calls.CallsMixin._replay = counted_replay
     ruleset = installed_rules()
     enabled = resolve_enabled(ruleset, [Selector("ALL")], [], [])
     checker = Checker(Settings(root=root), ruleset, enabled, RunOptions())
@@ -60,10 +72,10 @@ def main(argv: list[str]) -> int:
         checker.check_path(InputFile(root / name, name, True))
     cpu = time.process_time() - start
     print(f"files: {len(names)}, cpu: {cpu:.2f} s, helper calls: {sum(calls_by.values())}, "
-          f"steps inside helpers: {sum(own_steps.values())}")
-    print(f"{'calls':>7} {'own steps':>10}  helper")
+          f"steps inside helpers: {sum(own_steps.values())}, replayed from a summary: {sum(replays.values())}")
+    print(f"{'calls':>7} {'replayed':>8} {'own steps':>10}  helper")
     for name, steps in own_steps.most_common(25):
-        print(f"{calls_by[name]:7d} {steps:10d}  {name}")
+        print(f"{calls_by[name]:7d} {replays[name]:8d} {steps:10d}  {name}")
     return 0
 
 

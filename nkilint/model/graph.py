@@ -178,10 +178,17 @@ class KernelGraph:
         # Indexes derived from the finished graph (loop nests, ...), built by
         # the modules that own them and dropped with the graph.
         self.memo: dict[str, Any] = {}
+        # Bumped by every change to the nodes and edges (the interpreter's
+        # call summaries replay only calls that left it unchanged).
+        self.version = 0
+        # While the interpreter records a call: the ids of the nodes added, in
+        # order (a call that only made loop nodes can be replayed).
+        self.journal: list[str] | None = None
 
     # -- construction --------------------------------------------------------
     def add_node(self, prefix: str, kind: str, site: Site | None, loops: tuple[str, ...], **attrs: Any) -> str:
         seq = next(self._ids)
+        self.version += 1
         node_id = f"{prefix}{seq}"
         # `seq`: creation order over all nodes of the graph (the interpreter
         # creates a node when it executes the code that produces it).
@@ -193,11 +200,14 @@ class KernelGraph:
         attrs.setdefault("guards", tuple(self.guard_stack))
         self.g.add_node(node_id, kind=kind, site=site, loops=loops, **attrs)
         self._by_kind.setdefault(kind, []).append(node_id)
+        if self.journal is not None:
+            self.journal.append(node_id)
         if loops:
             self.g.add_edge(node_id, loops[-1], kind="in_loop")
         return node_id
 
     def add_edge(self, src: str, dst: str, kind: str, **attrs: Any) -> None:
+        self.version += 1
         self.g.add_edge(src, dst, kind=kind, **attrs)
 
     # -- queries --------------------------------------------------------------
