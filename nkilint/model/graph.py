@@ -182,10 +182,17 @@ class KernelGraph:
         # (rules ask the same tensors again and again; each answer walks
         # every view of the tensor).
         self._touching: dict[tuple[str, str], list[str]] = {}
+        # Bumped by every change to the nodes and edges (the interpreter's
+        # call summaries replay only calls that left it unchanged).
+        self.version = 0
+        # While the interpreter records a call: the ids of the nodes added, in
+        # order (a call that only made loop nodes can be replayed).
+        self.journal: list[str] | None = None
 
     # -- construction --------------------------------------------------------
     def add_node(self, prefix: str, kind: str, site: Site | None, loops: tuple[str, ...], **attrs: Any) -> str:
         seq = next(self._ids)
+        self.version += 1
         node_id = f"{prefix}{seq}"
         # `seq`: creation order over all nodes of the graph (the interpreter
         # creates a node when it executes the code that produces it).
@@ -199,6 +206,8 @@ class KernelGraph:
             self._touching.clear()
         self.g.add_node(node_id, kind=kind, site=site, loops=loops, **attrs)
         self._by_kind.setdefault(kind, []).append(node_id)
+        if self.journal is not None:
+            self.journal.append(node_id)
         if loops:
             self.g.add_edge(node_id, loops[-1], kind="in_loop")
         return node_id
@@ -206,6 +215,7 @@ class KernelGraph:
     def add_edge(self, src: str, dst: str, kind: str, **attrs: Any) -> None:
         if self._touching:
             self._touching.clear()
+        self.version += 1
         self.g.add_edge(src, dst, kind=kind, **attrs)
 
     # -- queries --------------------------------------------------------------

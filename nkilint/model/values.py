@@ -124,6 +124,12 @@ class Const(Value):
 _sym_ids = itertools.count(1)
 
 
+def sym_mark() -> int:
+    """A number above the ident of every symbol made so far and at most the
+    ident of any symbol made from now on."""
+    return next(_sym_ids)
+
+
 @dataclass(eq=False)
 class Sym:
     """A named unknown integer (a tensor dimension, a parameter)."""

@@ -8,6 +8,18 @@ import math
 
 from .. import api_semantics as api
 from ..bindings import Qual
+from . import summaries
+from .summaries import (
+    CallContext,
+    Summary,
+    fingerprint_call,
+    fingerprint_read,
+    fingerprint_value,
+    facts_hold,
+    instantiate,
+    make_template,
+)
+from ..values import sym_mark as values_sym_mark
 from .helpers import _FIELD, _LOGGING_NAMES, _class_attr, _is_pure, _memo_key, _spread, _trip_count, register_bound
 from .state import (
     ArrayV,
@@ -54,6 +66,14 @@ from ..values import (
 )
 
 
+# Calls of one function recorded without a usable summary, after which the
+# interpreter stops trying to summarize it.
+_GIVE_UP = 4
+# A function whose call ran fewer interpreter steps than this is not
+# summarized: its fingerprints would cost more than its replays save.
+_MIN_STEPS = 40
+
+
 class CallsMixin:
     """Calls: project functions inlined, classes instantiated, builtins,
     library functions and NKI APIs.
@@ -95,7 +115,10 @@ class CallsMixin:
                 return Const(None)
             result = self.call_function(func, args, kwargs, node)
             if self.graph is not None:
-                self.graph.helper_returns.setdefault(id(node), set()).add(_return_kind(result))
+                kind = _return_kind(result)
+                self.graph.helper_returns.setdefault(id(node), set()).add(kind)
+                if self._rec:
+                    self._log.append(("r", id(node), kind))
             return result
         if isinstance(func, ClassV):
             if "logger" in func.node.name.lower():
@@ -118,18 +141,157 @@ class CallsMixin:
         if key is not None and key in memo:
             return memo[key]
         if self.depth >= MAX_INLINE_DEPTH:
-            self.stats.inline_failures += 1
+            self._inline_failure()
             return self.unknown("helper call too deep to inline")
         fnode = func.node
         if isinstance(fnode, (ast.FunctionDef, ast.AsyncFunctionDef)) and id(fnode) in self.active_functions:
-            self.stats.inline_failures += 1
+            self._inline_failure()
             return self.unknown("recursive helper")
+        if self.graph is None or not summaries.ENABLED:
+            return self._inline(func, args, kwargs, node, key, memo)
+        tries = self._summary_tries.get(id(fnode), 0)
+        if tries >= _GIVE_UP:
+            # Every call so far changed the graph or its inputs: stop paying
+            # for fingerprints (only a cost decision; results are the same).
+            return self._inline(func, args, kwargs, node, key, memo)
+        fingerprint = fingerprint_call(func, args, kwargs, self.opaque_attrs)
+        if fingerprint is None:
+            if tries >= 0:
+                self._summary_tries[id(fnode)] = tries + 1
+            return self._inline(func, args, kwargs, node, key, memo)
+        skey = (fingerprint[0], self.depth)
+        summary = self.summaries.get(skey)
+        if summary is not None:
+            replayed = self._replay(summary, func, args, kwargs, node)
+            if replayed is not None:
+                return replayed
+        return self._record(skey, fingerprint, func, args, kwargs, node, key, memo)
+
+    def _inline_failure(self) -> None:
+        self.stats.inline_failures += 1
+        if self._rec:
+            self._log.append(("i",))
+
+    def _read_global(self, module, name: str, value: Value) -> None:
+        """A module-level name read while a call is recorded: its summary
+        holds only while the name keeps this value."""
+        read = fingerprint_read(value, self.opaque_attrs)
+        self._log.append(("x",) if read is None else ("g", module, name, read[0], read[1]))
+
+    def _effects_mark(self) -> tuple:
+        """Everything but the graph's nodes a call may change that no summary
+        replays (loop nodes are checked and replayed apart)."""
+        g = self.graph
+        return (len(g.scalar_misuses), len(g.prepared_collectives), len(g.split_collective_issues),
+                id(g.pending_prepare), len(g.grid_alloc_issues), g.truncated, self._opaque_made,
+                len(self._program_syms))
+
+    def _record(self, skey, fingerprint, func: FuncV, args, kwargs, node, key, memo) -> Value:
+        """Inline the call and keep a summary of it if it can be replayed."""
+        _, paths, keep = fingerprint
+        graph = self.graph
+        mark = self._effects_mark()
+        version = graph.version
+        sym_mark = values_sym_mark()
+        budget = self.budget
+        start = len(self._log)
+        trail = len(self.trail)
+        if graph.journal is None:
+            graph.journal = []
+        jstart = len(graph.journal)
+        outer = CallContext(tuple(self.loops), len(self.chain), tuple(graph.guard_stack), graph.conditional_depth > 0)
+        self._rec += 1
+        try:
+            result = self._inline(func, args, kwargs, node, key, memo)
+        finally:
+            self._rec -= 1
+            log = self._log[start:]
+            new_nodes = graph.journal[jstart:]
+            if self._rec == 0:
+                self._log.clear()
+                graph.journal = None
+        fnode_id = id(func.node)
+        steps = budget - self.budget
+        if steps < _MIN_STEPS:
+            # Too cheap to be worth its fingerprints (a cost decision only).
+            self._summary_tries[fnode_id] = _GIVE_UP
+        elif self._summary_tries.get(fnode_id, 0) >= 0:
+            self._summary_tries[fnode_id] = self._summary_tries.get(fnode_id, 0) + 1
+        if self._effects_mark() != mark or any(e[0] == "x" for e in log) or len(self.trail) < trail:
+            return result
+        if graph.version - version != sum(2 if graph.attrs(n)["loops"] else 1 for n in new_nodes):
+            return result  # edges or attributes besides the new nodes' own
+        after = fingerprint_call(func, args, kwargs, self.opaque_attrs)
+        if after is None or after[0] != skey[0]:
+            return result  # the call changed its arguments
+        reads: dict[tuple[int, str], tuple] = {}
+        shared: dict[int, object] = {}
+        for entry in log:
+            if entry[0] == "g":
+                reads.setdefault((id(entry[1]), entry[2]), (entry[1], entry[2], entry[3]))
+                for obj in entry[4]:
+                    shared[id(obj)] = obj
+        for module, name, fp in reads.values():
+            if fingerprint_value(self.module_env(module).get(name), self.opaque_attrs) != fp:
+                return result  # the call changed a module-level value it read
+        made = make_template(result, paths, sym_mark, shared, graph, new_nodes, outer, self.trail[trail:])
+        if made is None:
+            return result
+        tmpl, loops, facts, fresh = made
+        entered = frozenset(e[1] for e in log if e[0] == "v")
+        self.summaries[skey] = Summary(tmpl, fresh, loops, facts, steps, log, entered,
+                                       tuple(reads.values()), keep + list(shared.values()))
+        self.stats.summaries_recorded += 1
+        if steps >= _MIN_STEPS:
+            self._summary_tries[fnode_id] = -1  # summarizable: never give up on it
+        return result
+
+    def _replay(self, summary, func: FuncV, args, kwargs, node) -> Value | None:
+        """The recorded call's result and bookkeeping, or None when this call
+        could behave differently (a module value changed, the recursion guard
+        or the step budget would cut it)."""
+        if self.budget - summary.steps <= 0:
+            return None  # the budget runs out inside: inline it, to stop at the same step
+        if summary.entered.intersection(self.active_functions):
+            return None
+        if not facts_hold(summary):
+            return None
+        for module, name, fp in summary.reads:
+            if fingerprint_value(self.module_env(module).get(name), self.opaque_attrs) != fp:
+                return None
+        self.budget -= summary.steps
+        stats, graph = self.stats, self.graph
+        for entry in summary.log:
+            kind = entry[0]
+            if kind == "u":
+                self.unknown(entry[1])
+                continue
+            if kind == "v":
+                stats.functions_visited.add(entry[1])
+            elif kind == "h":
+                if entry[1] not in graph.helpers:
+                    graph.helpers.append(entry[1])
+            elif kind == "r":
+                graph.helper_returns.setdefault(entry[1], set()).add(entry[2])
+            elif kind == "i":
+                stats.inline_failures += 1
+            if self._rec:
+                self._log.append(entry)
+        stats.summary_hits += 1
+        call_site = (str(self._current_module.path), node)
+        return instantiate(summary, func, args, kwargs, graph, tuple(self.loops), tuple(self.chain) + (call_site,),
+                           self.trail)
+
+    def _inline(self, func: FuncV, args, kwargs, node, key, memo) -> Value:
+        fnode = func.node
         self.depth += 1
         self.active_functions.append(id(fnode))
         if self.graph is not None and isinstance(fnode, (ast.FunctionDef, ast.AsyncFunctionDef)):
             name = func.qualname or fnode.name
             if name not in self.graph.helpers:
                 self.graph.helpers.append(name)
+            if self._rec:
+                self._log.append(("h", name))
         self.chain.append((str(self._current_module.path), node))
         try:
             result = self.run_function(func, args, kwargs)
@@ -371,6 +533,8 @@ class CallsMixin:
                 # (invariant in loops, comparable between uses).
                 axis = const_int(args[0]) if args else 0
                 key = f"program_id({axis if axis is not None else '?'})"
+                if self._rec:
+                    self._log.append(("x",))  # a symbol of this interpreter: not replayed
                 sym = self._program_syms.get(key)
                 if sym is None:
                     hi = max(self.target.lnc_max - 1, 0) if not self.legacy else INF

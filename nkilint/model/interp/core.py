@@ -120,6 +120,13 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin, Tracer
         self.opaque_attrs: dict[int, tuple[Value, dict[str, Value]]] = {}
         # Narrowings of symbols, undone when a branch ends (facts are scoped).
         self.trail: list[tuple[Sym, float, float]] = []
+        # Call summaries (summaries.py): key -> Summary, the number of calls
+        # being recorded, and their bookkeeping log (what a replay repeats).
+        self.summaries: dict = {}
+        self._rec = 0
+        self._log: list[tuple] = []
+        self._opaque_made = 0
+        self._summary_tries: dict[int, int] = {}  # id(function node) -> failed recordings, -1: one succeeded
 
     # ------------------------------------------------------------------ utils
     def _step(self) -> None:
@@ -139,6 +146,8 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin, Tracer
 
     def unknown(self, reason: str, label: str | None = None) -> Unknown:
         self.stats.unknown_reasons[reason] = self.stats.unknown_reasons.get(reason, 0) + 1
+        if self._rec:
+            self._log.append(("u", reason))
         return Unknown(reason, label=label)
 
     @staticmethod
@@ -171,6 +180,8 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin, Tracer
         node = func.node
         assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
         self.stats.functions_visited.add(id(node))
+        if self._rec:
+            self._log.append(("v", id(node)))
         module = func.module
         frame_vars: dict[str, Value] = {}
         self._bind_params(node, func, args, kwargs, frame_vars, module, root)
@@ -322,6 +333,7 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin, Tracer
                 value.shape = shape
                 data = self.graph.attrs(value.node_id)
                 if data.get("shape_v") is None:
+                    self.graph.version += 1
                     data["shape_v"] = shape
                     data["bytes_v"] = bytes_per_partition(shape, value.dtype, data.get("partition_axis") or 0)
         self.assign(stmt.target, value, frame, stmt)
@@ -710,6 +722,7 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin, Tracer
     def assign(self, target: ast.AST, value: Value, frame: Frame, stmt: ast.AST) -> None:
         if isinstance(target, ast.Name):
             if isinstance(value, TensorV) and self.graph is not None and not self.graph.attrs(value.node_id).get("name"):
+                self.graph.version += 1
                 self.graph.attrs(value.node_id)["name"] = target.id
             if isinstance(value, Int) and value.label is None:
                 value.label = target.id

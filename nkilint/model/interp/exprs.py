@@ -124,11 +124,15 @@ class ExpressionsMixin:
         f: Frame | None = frame
         while f is not None:
             if name in f.vars:
+                if self._rec and f.func == "<defaults>":  # a default value read from the module
+                    self._read_global(f.module, name, f.vars[name])
                 return f.vars[name]
             f = f.parent
         env = self.module_env(frame.module) if frame.func != "<module>" else frame.vars
         if name in env:
             value = env[name]
+            if self._rec:
+                self._read_global(frame.module, name, value)
             if isinstance(value, TensorV) and self.graph is not None and not self.graph.g.has_node(value.node_id):
                 return self._module_tensor(name, value)
             return value
@@ -138,6 +142,8 @@ class ExpressionsMixin:
         if name in _BUILTINS:
             return ApiRef(Qual(f"builtins.{name}", Gen.OTHER), label=name)
         for star in frame.module.bindings.star_modules:
+            if self._rec:
+                self._log.append(("x",))  # star imports: not recorded as reads
             if star.is_nki:
                 from ..apitable import api_for, legacy_api
 
@@ -215,6 +221,7 @@ class ExpressionsMixin:
         # its id cannot be reused while the kernel is analysed.
         memo = self.opaque_attrs.setdefault(id(parent), (parent, {}))[1]
         if key not in memo:
+            self._opaque_made += 1
             memo[key] = ParamTensor(sym=Sym(name), label=name, reason=f"{name} is not known statically", name=name,
                                     node=None, buffer="unknown")
         return memo[key]
@@ -268,6 +275,8 @@ class ExpressionsMixin:
         if isinstance(base, ModuleV):
             env = self.module_env(base.module)
             if attr in env:
+                if self._rec:
+                    self._read_global(base.module, attr, env[attr])
                 return env[attr]
             sub = base.module.project.find_module(base.module, 1, attr) if base.module.path.name == "__init__.py" else None
             if sub is not None:

@@ -101,6 +101,10 @@ class InterpStats:
     unknown_reasons: dict[str, int] = field(default_factory=dict)
     functions_visited: set[int] = field(default_factory=set)
     inline_failures: int = 0
+    # Helper calls replayed from a summary instead of inlined, and summaries
+    # recorded (see summaries.py).
+    summary_hits: int = 0
+    summaries_recorded: int = 0
 
 @dataclass(eq=False)
 class _FloatRange(Value):
