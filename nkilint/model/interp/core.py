@@ -473,9 +473,8 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin, Tracer
             if self.graph is not None:
                 self.graph.conditional_depth -= 1
         if facts:
-            common = set(facts[0])
-            for f in facts[1:]:
-                common &= set(f)
+            # In facts[0]'s order, not a set's: the narrowing order is the trail's.
+            common = [sym for sym in facts[0] if all(sym in f for f in facts[1:])]
             for sym in common:
                 lo = min(f[sym][0] for f in facts)
                 hi = max(f[sym][1] for f in facts)
@@ -524,7 +523,9 @@ class Interpreter(ExpressionsMixin, FactsMixin, CallsMixin, TensorsMixin, Tracer
     def _merge_outcomes(self, outcomes, frame: Frame, returned) -> None:
         merged = dict(outcomes[0])
         for other in outcomes[1:]:
-            for key in set(merged) | set(other):
+            # Names in first-seen order, not a set of strings: the order makes
+            # phi view node ids, which must not depend on PYTHONHASHSEED.
+            for key in list(merged) + [k for k in other if k not in merged]:
                 if key in merged and key in other:
                     merged[key] = self.merge(merged[key], other[key], key)
                 else:
