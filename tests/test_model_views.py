@@ -176,3 +176,43 @@ def test_one_classification_per_api():
     # the DMAs whose endpoints are tensors are DMAs
     assert all(api.is_dma(name) for name in api.DMA_ENDPOINT_APIS)
     assert "in_" in api.TENSOR_OPERAND_PARAMS and "x" not in api.TENSOR_OPERAND_PARAMS
+
+
+def test_loop_trip_counts_remember_a_ceiling_division():
+    from nkilint.model.values import ceil_div_parts
+
+    model = model_of("""
+        import math
+        import nki
+        import nki.language as nl
+        import nki.isa as nisa
+
+        def div_ceil(n, d):
+            return (n + d - 1) // d
+
+        @nki.jit
+        def kernel(x):
+            n, d = x.shape
+            out = nl.ndarray((n, d), dtype=x.dtype, buffer=nl.shared_hbm)
+            for a in range(math.ceil(n / 128)):
+                pass
+            for b in range((n + 127) // 128):
+                pass
+            for c in range(div_ceil(n, 512)):
+                pass
+            for e in range(n // 128):
+                pass
+            for f in range((n + 128) // 128):
+                pass
+            for g in range(1, math.ceil(n / 128)):
+                pass
+            return out
+    """)
+    (kernel, graph), = model.graphs()
+    n = next(d for _, d in graph.tensors() if d.get("name") == "x")["shape_v"][0]
+    parts = {d["iterator"]: ceil_div_parts(d["trip_v"]) for _, d in graph.loops()}
+    assert parts["a"][1] == 128 and parts["b"][1] == 128 and parts["c"][1] == 512
+    from nkilint.model.values import _same_int
+    assert all(_same_int(parts[k][0], n) for k in "abc")
+    # A floor division, (n + d) // d and a loop not starting at 0 are not the tile count.
+    assert parts["e"] is None and parts["f"] is None and parts["g"] is None

@@ -144,6 +144,19 @@ def test_the_bundled_triton_original_shows_the_example_gaps():
     assert any(i["text"].startswith("BLOCK_SIZE") for i in rows["block_sizes"]["original"])
 
 
+def test_the_bundled_example_shows_the_dropped_tail_in_the_findings_too():
+    # Issue 16: a reviewer sees the fidelity gap in the checklist (open
+    # question above) and in the findings: NKI718 on the load and the store
+    # of the last of ceil(rows / 256) tiles, under correctness.
+    result = CliRunner().invoke(cli, ["review", "--example", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    kernel = json.loads(result.output)["files"][0]["kernels"][0]
+    tails = [f for f in kernel["findings"]["correctness"] if f["rule"] == "NKI718"]
+    assert [f["line"] for f in tails] == [20, 24]
+    assert all(f["level"] == "warning" and "multiple of 256" in f["message"] for f in tails)
+    assert not any(f["rule"] == "NKI718" for r in ("fidelity", "performance", "numerics") for f in kernel["findings"][r])
+
+
 def test_the_original_is_read_never_run(tmp_path):
     marker = tmp_path / "ran.txt"
     src = tmp_path / "orig.py"

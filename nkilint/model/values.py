@@ -423,6 +423,26 @@ def const_int(v: Value) -> int | None:
     return None
 
 
+def ceil_div_parts(v: Value) -> tuple[Value, int] | None:
+    """(x, d) when v was computed as the ceiling division of x by the integer
+    constant d > 1: ``math.ceil(x / d)`` or ``(x + d - 1) // d`` (also through
+    a helper that returns one of them, and as the trip count of ``range`` of
+    one)."""
+    if not isinstance(v, Int) or not v.meta:
+        return None
+    kind, x, d_v = v.meta[0], v.meta[1], v.meta[2]
+    d = const_int(d_v)
+    if d is None or d <= 1:
+        return None
+    if kind == "ceildiv":
+        return x, d
+    if kind == "floordiv":
+        lin = linear(x)
+        if lin is not None and lin[0] and lin[1] == d - 1:
+            return from_linear(lin[0], 0), d
+    return None
+
+
 def int_bounds(v: Value) -> tuple[float, float] | None:
     """(lo, hi) of an integer-valued abstract value; None if not integer-like."""
     if isinstance(v, Const):

@@ -12,7 +12,9 @@ from nkilint.model.graph import Site
 from nkilint.model.indexing import IndexArithmetic
 from nkilint.model.scopes import Scopes
 from nkilint.model.views import shape_trusted
-from nkilint.model.values import Const, DsV, IndexV, SliceV, const_int, int_bounds, linear
+from nkilint.model.values import (
+    Const, DsV, IndexV, Int, SliceV, _same_int, ceil_div_parts, const_int, int_binop, int_bounds, linear,
+)
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
@@ -47,9 +49,22 @@ reaches the bad index); a warning when it depends on a value with a finite
 bound (`assert K <= 1024`). Accesses under an `if`, and legacy accesses
 with a `mask=` (which may cut the range), are not reported.
 
+A symbolic size gets the same check for the tail of a tiled loop: a loop
+over `ceil(N / B)` tiles (`math.ceil(N / B)`, `(N + B - 1) // B`, or a
+helper returning one) whose body accesses the tile `[i * B, (i + 1) * B)`
+of a dimension of size `N` runs past it on the last iteration for every
+`N` that is not a multiple of `B`: the masked tail of a CUDA or Triton
+original (`offs < n_elements`) dropped in the port. That is a warning,
+since sizes that divide work; an `assert N % B == 0` (or a condition that
+says so), a `min()` bound, an `if` or a legacy `mask=` silences it.
+
 **Fix:** bound the last tile — `w = min(512, N - i * 512)` and slice
 `i * 512:i * 512 + w` — or, in legacy kernels, pass a mask
-(`mask=i * 512 + i_f < N`).
+(`mask=i * 512 + i_f < N`); for a symbolic size that the kernel only
+supports in multiples of the tile, `assert N % 512 == 0` states it.
+
+**Releases:** every release: the legacy frontend's out-of-bound check and
+the 0.2+ slice constraints.
 """
     references = (
         f"{ERRORS_DOC} (err_tensor_access_out_of_bound)",
@@ -92,6 +107,65 @@ with a `mask=` (which may cut the range), are not reported.
             """,
             lines=[12, 13],
             title="current API: slices of the last tile end at 4096",
+        ),
+        invalid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def copy_rows(x):
+                n, d = x.shape
+                out = nl.ndarray((n, d), dtype=x.dtype, buffer=nl.shared_hbm)
+                for t in range((n + 127) // 128):
+                    buf = nl.ndarray((128, d), dtype=x.dtype, buffer=nl.sbuf)
+                    nisa.dma_copy(dst=buf, src=x[t * 128:(t + 1) * 128, :])
+                    nisa.dma_copy(dst=out[t * 128:(t + 1) * 128, :], src=buf)
+                return out
+            """,
+            lines=[11, 12],
+            title="symbolic size: the last of ceil(n / 128) tiles runs past n unless n divides",
+            level=Level.WARNING,
+        ),
+        invalid(
+            """
+            import math
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def copy_rows(x):
+                n, d = x.shape
+                out = nl.ndarray((n, d), dtype=x.dtype, buffer=nl.shared_hbm)
+                for t in nl.affine_range(math.ceil(n / 128)):
+                    i_p, i_f = nl.mgrid[0:128, 0:512]
+                    tile = nl.load(x[t * 128 + i_p, i_f])
+                    nl.store(out[t * 128 + i_p, i_f], value=tile)
+                return out
+            """,
+            lines=[11, 12],
+            title="legacy, symbolic size: no mask on the last of ceil(n / 128) tiles",
+            level=Level.WARNING,
+        ),
+        valid(
+            """
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            @nki.jit
+            def copy_rows(x):
+                n, d = x.shape
+                assert n % 128 == 0, "rows must be a multiple of 128"
+                out = nl.ndarray((n, d), dtype=x.dtype, buffer=nl.shared_hbm)
+                for t in range((n + 127) // 128):
+                    buf = nl.ndarray((128, d), dtype=x.dtype, buffer=nl.sbuf)
+                    nisa.dma_copy(dst=buf, src=x[t * 128:(t + 1) * 128, :])
+                    nisa.dma_copy(dst=out[t * 128:(t + 1) * 128, :], src=buf)
+                return out
+            """,
+            title="symbolic size asserted to be a multiple of the tile",
         ),
         valid(
             """
@@ -169,9 +243,30 @@ with a `mask=` (which may cut the range), are not reported.
                 dim = const_int(shape[axis])
                 element = elements[pos] if not has_ellipsis and pos < len(elements) else None
                 axis += 1
-                if dim is None or dim <= 0:
-                    continue
                 shifted = isinstance(item, IndexV) and element is not None and arithmetic.only_shifted(fn, element)
+                if dim is None:
+                    tail = _ceil_div_tail(graph, loops, item, shape[axis - 1], shifted)
+                    if tail is None:
+                        continue
+                    name = q.tensor_name(base)
+                    what = f"`{short_text(element)}`" if element is not None else f"index {pos}"
+                    size, tile, loop_text = tail
+                    reporter.at(
+                        sub,
+                        f"{what} runs past dimension {axis - 1} of `{name}` (size {size}) on the last iteration of "
+                        f"`{loop_text}` unless {size} is a multiple of {tile}: the loop covers "
+                        f"{tile} * ceil({size} / {tile}) indices and nothing bounds the last tile (no min(), "
+                        + ("mask=, " if model.legacy else "") + "`if` or `assert`)"
+                        + (" (err_tensor_access_out_of_bound)" if model.legacy else ""),
+                        level=Level.WARNING,
+                        hint=f"bound the last tile (w = min({tile}, {size} - i * {tile}) and slice i * {tile}:i * {tile} + w)"
+                        + (", pass a mask=" if model.legacy else "")
+                        + f", or assert {size} % {tile} == 0 if only multiples are supported",
+                        kernel=kernel.name,
+                    )
+                    break
+                if dim <= 0:
+                    continue
                 span = _index_span(item, dim, shifted)
                 if span is None:
                     continue
@@ -211,6 +306,49 @@ def _guarded(ctx: RuleContext, fn: ast.AST, node: ast.AST, site: Site | None) ->
             if any(True for _ in index.conditions_between(call, index.enclosing_function(call))):
                 return True
     return False
+
+
+def _ceil_div_tail(graph, loops, item, size_v, shifted: bool) -> tuple[str, int, str] | None:
+    """(size text, tile, loop variable) when the item is the tile
+    ``[i * B, (i + 1) * B)`` of a loop over ``ceil(size / B)`` tiles of a
+    dimension whose size is symbolic and not known to be a multiple of B:
+    the last tile runs past the end for every other size."""
+    if isinstance(item, SliceV):
+        step = item.step
+        if not (isinstance(step, Const) and step.value is None) and const_int(step) != 1:
+            return None
+        start, stop = item.start, item.stop
+    elif isinstance(item, DsV):
+        start, stop = item.start, int_binop(ast.Add, item.start, item.size)
+    elif isinstance(item, IndexV) and shifted:
+        start, stop = item.offset, int_binop(ast.Add, item.offset, item.extent)
+    else:
+        return None
+    lin_start, lin_stop = linear(start), linear(stop)
+    if lin_start is None or lin_stop is None or len(lin_stop[0]) != 1 or lin_start[0] != lin_stop[0]:
+        return None
+    (sym, tile), = lin_stop[0].items()
+    if lin_start[1] != 0 or lin_stop[1] != tile or tile <= 1:
+        return None  # not the tile [i * B, i * B + B)
+    for loop in loops:
+        attrs = graph.attrs(loop)
+        if attrs.get("index_sym") is not sym:
+            continue
+        parts = ceil_div_parts(attrs.get("trip_v"))
+        if parts is None or parts[1] != tile or not _same_int(parts[0], size_v):
+            return None
+        size_lin = linear(size_v)
+        if size_lin is None:
+            return None
+        if any(s.multiple_of and s.multiple_of % tile == 0 for s in size_lin[0]) and size_lin[1] % tile == 0:
+            return None  # an assert or condition made the size a multiple of the tile
+        site = attrs.get("site")
+        loop_node = getattr(site, "node", None)
+        loop_text = (f"for {short_text(loop_node.target)} in {short_text(loop_node.iter)}"
+                     if isinstance(loop_node, ast.For) else "the loop")
+        size = size_v.label or (size_v.sym.name if isinstance(size_v, Int) and size_v.sym else q.fmt_dim(size_v))
+        return size, tile, loop_text
+    return None
 
 
 def _value_span(v) -> tuple[float, float, str] | None:

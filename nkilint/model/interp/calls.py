@@ -343,7 +343,10 @@ class CallsMixin:
                 if isinstance(v, _FloatRange):
                     lo = math.ceil(v.lo) if short == "ceil" else math.floor(v.lo)
                     hi = v.hi if v.hi == INF else (math.ceil(v.hi) if short == "ceil" else math.floor(v.hi))
-                    return make_int(lo, hi)
+                    out = make_int(lo, hi)
+                    if short == "ceil" and v.quotient is not None and isinstance(out, Int):
+                        out.meta = ("ceildiv", v.quotient[0], Const(v.quotient[1]))
+                    return out
                 b = int_bounds(v)
                 if b is not None:
                     return make_int(*b)

@@ -583,7 +583,10 @@ class ExpressionsMixin:
         if isinstance(op, ast.Div):
             lb, rb = int_bounds(left), int_bounds(right)
             if lb is not None and rb is not None and rb[0] > 0 and lb[0] >= 0:
-                return _FloatRange(lb[0] / rb[1] if rb[1] != INF else 0.0, lb[1] / rb[0] if lb[1] != INF else INF)
+                d = const_int(right)
+                quotient = (left, d) if d is not None and d > 0 and isinstance(left, (Int, Const)) else None
+                return _FloatRange(lb[0] / rb[1] if rb[1] != INF else 0.0, lb[1] / rb[0] if lb[1] != INF else INF,
+                                   quotient=quotient)
             return self.unknown("division")
         return int_binop(type(op), left, right, label=self.text(node))
 

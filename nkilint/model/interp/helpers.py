@@ -298,6 +298,11 @@ def _trip_count(r: RangeV) -> Value:
     b = int_bounds(trip)
     if b is not None and b[0] < 0:
         trip = make_int(0, max(b[1], 0))
+    if (step == 1 and const_int(r.start) == 0 and isinstance(trip, Int) and isinstance(r.stop, Int)
+            and r.stop.meta and r.stop.meta[0] in ("ceildiv", "floordiv")):
+        # range(n) runs n times: keep how n was computed (a ceiling division
+        # tells rules that the last iteration is a partial tile).
+        trip.meta = r.stop.meta
     return trip
 
 

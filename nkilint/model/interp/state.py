@@ -111,6 +111,9 @@ class _FloatRange(Value):
     lo: float
     hi: float
     label: str | None = None
+    # x / d with d a positive integer constant: (x, d), so that
+    # math.ceil(x / d) is known to be a ceiling division.
+    quotient: tuple[Value, int] | None = None
 
 
 @dataclass(eq=False)
