@@ -136,8 +136,10 @@ def test_the_bundled_triton_original_shows_the_example_gaps():
     orig = json.loads(result.output)["original"]
     assert orig["language"] == "triton"
     rows = {r["aspect"]: r for r in orig["rows"]}
-    # The port dropped the masked tail, the max subtraction and the fp32 accumulator.
-    assert rows["masks"]["status"] == "open question"
+    # The port dropped the masked tail, the max subtraction and the fp32 accumulator;
+    # NKI718's findings answer the mask question.
+    assert rows["masks"]["status"] == "differs" and "drops the tail" in rows["masks"]["note"]
+    assert "softmax_port.py:20" in rows["masks"]["note"] and "softmax_port.py:24" in rows["masks"]["note"]
     assert rows["reductions"]["status"] == "differs" and "max" in rows["reductions"]["note"]
     assert rows["accumulators"]["status"] == "differs"
     assert {i["line"] for i in rows["launch"]["original"]} >= {11, 25}

@@ -221,8 +221,24 @@ def correspond(structure: Structure, review: Review) -> OriginalReview:
     port = port_items(review.kernels())
     result = OriginalReview(structure, tuple(f.path for f in review.files))
     for aspect in TITLES:
-        result.rows.append(_row(aspect, structure.items.get(aspect, []), port[aspect]))
+        row = _row(aspect, structure.items.get(aspect, []), port[aspect])
+        if aspect == "masks" and row.status == OPEN:
+            row = _tail_answer(row, review)
+        result.rows.append(row)
     return result
+
+
+def _tail_answer(row: Row, review: Review) -> Row:
+    """The mask question answered by the findings: NKI718 reports the
+    accesses of a ceil-div loop's last tile that nothing bounds."""
+    tails = sorted({(fr.path, f.line) for fr in review.files for k in fr.kernels for f in k.findings
+                    if f.rule_id == "NKI718" and "on the last iteration" in f.message})
+    if not tails:
+        return row
+    where = ", ".join(f"{path}:{line}" for path, line in tails)
+    return Row(row.aspect, row.title, row.original, row.port, DIFFERS,
+               f"the original guards out-of-range elements (line {_lines(row.original)}); the port drops the tail: "
+               f"its last tile runs past the end unless the size divides (NKI718 at {where})")
 
 
 def read_original(path: Path, review: Review, display: str | None = None) -> OriginalReview:
