@@ -167,6 +167,8 @@ class _Walker:
         self.breaks: list[list[State | None]] = []
         self.bail = False
         self.exhaustive = _exhaustive_chains(fn)
+        self.walrus = constant.walrus
+        self._assigned: dict[int, set[str]] = {}
 
     # -- events -------------------------------------------------------------
     def apply(self, state: State | None, events, stmt: ast.AST) -> State | None:
@@ -339,7 +341,11 @@ class _Walker:
         return out
 
     def assigned_stmt(self, stmt: ast.AST) -> set[str]:
-        return {n for n in _bound_names(stmt)}
+        # Loops ask again for the statements of nested loops: computed once.
+        hit = self._assigned.get(id(stmt))
+        if hit is None:
+            hit = self._assigned[id(stmt)] = set(_bound_names(stmt, self.walrus))
+        return hit
 
 
 # Calls that never return: ``sys.exit``, test-harness failures, and
@@ -384,7 +390,8 @@ def _exhaustive_chains(fn: ast.AST) -> set[int]:
     not taken as a path that skips the arms' bindings."""
     out: set[int] = set()
     inner: set[int] = set()
-    for node in ast.walk(fn):
+    # Only the function's own statements: the walk never enters nested scopes.
+    for node in (n for stmt in fn.body for n in _statements(stmt)):
         if not isinstance(node, ast.If) or id(node) in inner:
             continue
         chain = [node]
@@ -410,21 +417,30 @@ def _enum_test(test: ast.AST) -> tuple[str, str] | None:
     return ast.dump(test.left), enum
 
 
-def _bound_names(stmt: ast.AST) -> Iterator[str]:
-    """Names a statement binds in its own scope (nested scopes left out)."""
-    stack = [stmt]
+def _bound_names(stmt: ast.AST, walrus: bool = True) -> Iterator[str]:
+    """Names a statement binds in its own scope (nested scopes left out).
+
+    ``walrus=False`` promises that the file has no ``:=``: a ``Name`` is then
+    stored only in an assignment target (``for``/``with``/``del`` included),
+    so expressions outside targets are not searched (the same names, found
+    without walking every call and subscript of the file)."""
+    stack: list[tuple[ast.AST, bool]] = [(stmt, True)]
     while stack:
-        node = stack.pop()
+        node, searched = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             yield node.name
-            stack.extend(node.decorator_list)
+            if walrus:
+                stack.extend((d, True) for d in node.decorator_list)
             continue
         if isinstance(node, (ast.Lambda, *COMPREHENSIONS)):
             # A walrus in a comprehension binds in the function; rare enough to leave to the caller's CARRIED.
-            for sub in ast.walk(node):
-                if isinstance(sub, ast.NamedExpr) and isinstance(sub.target, ast.Name):
-                    yield sub.target.id
+            if walrus:
+                for sub in ast.walk(node):
+                    if isinstance(sub, ast.NamedExpr) and isinstance(sub.target, ast.Name):
+                        yield sub.target.id
             continue
+        if not searched:
+            continue  # an expression outside any target, in a file with no walrus
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             yield node.id
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -433,7 +449,23 @@ def _bound_names(stmt: ast.AST) -> Iterator[str]:
                     yield (a.asname or a.name).split(".")[0]
         elif isinstance(node, ast.ExceptHandler) and node.name:
             yield node.name
-        stack.extend(ast.iter_child_nodes(node))
+        if walrus or isinstance(node, ast.expr):
+            stack.extend((child, True) for child in ast.iter_child_nodes(node))
+        else:
+            targets = _target_ids(node)
+            stack.extend((child, not isinstance(child, ast.expr) or id(child) in targets)
+                         for child in ast.iter_child_nodes(node))
+
+
+def _target_ids(node: ast.AST) -> set[int]:
+    """Ids of the expressions of a statement (or ``with`` item) that are assignment targets."""
+    if isinstance(node, (ast.Assign, ast.Delete)):
+        return {id(t) for t in node.targets}
+    if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
+        return {id(node.target)}
+    if isinstance(node, ast.withitem):
+        return {id(node.optional_vars)} if node.optional_vars is not None else set()
+    return set()
 
 
 class _Constants:
@@ -445,7 +477,7 @@ class _Constants:
         tree = scopes.file.tree
         self.module: dict[str, object] = {}
         counts: dict[str, int] = {}
-        for node in ast.walk(tree):
+        for node in scopes.file.nodes:
             if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
                 counts[node.id] = counts.get(node.id, 0) + 1
             elif isinstance(node, (ast.Global, ast.Nonlocal)):
@@ -456,6 +488,8 @@ class _Constants:
                     and isinstance(stmt.value, ast.Constant) and counts.get(stmt.targets[0].id) == 1:
                 self.module[stmt.targets[0].id] = stmt.value.value
         self.fn_locals: set[str] = set()
+        # Whether the file may hold a walrus (``:=``); without one, only assignment targets bind names.
+        self.walrus = any(isinstance(node, ast.NamedExpr) for node in scopes.file.nodes)
 
     def truth(self, test: ast.AST) -> bool | None:
         """True / False when the syntax decides the test, else None."""
@@ -515,7 +549,7 @@ class DefiniteAssignment(Analysis):
         bindings: dict[str, list[ast.AST]] = {}
         for stmt in fn.body:
             for node in _statements(stmt):
-                for name in _own_bound(node):
+                for name in _own_bound(node, self.constants.walrus):
                     bindings.setdefault(name, []).append(node)
         walker.locals = set(bindings)
         self.constants.fn_locals = walker.locals | walker.params
@@ -545,7 +579,7 @@ def _statements(stmt: ast.stmt) -> Iterator[ast.AST]:
             stack.extend(reversed(getattr(node, field, None) or []))
 
 
-def _own_bound(stmt: ast.AST) -> Iterator[str]:
+def _own_bound(stmt: ast.AST, walrus: bool = True) -> Iterator[str]:
     """Names one statement binds itself (its header and simple targets, not its nested blocks)."""
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         yield stmt.name
@@ -556,9 +590,9 @@ def _own_bound(stmt: ast.AST) -> Iterator[str]:
         return
     parts: list[ast.AST]
     if isinstance(stmt, (ast.For, ast.AsyncFor)):
-        parts = [stmt.target, stmt.iter]
+        parts = [stmt.target, stmt.iter] if walrus else [stmt.target]
     elif isinstance(stmt, (ast.While, ast.If)):
-        parts = [stmt.test]
+        parts = [stmt.test] if walrus else []
     elif isinstance(stmt, (ast.With, ast.AsyncWith)):
         parts = list(stmt.items)
     elif isinstance(stmt, (ast.Try, ast.Match)) or type(stmt).__name__ == "TryStar":
@@ -566,7 +600,7 @@ def _own_bound(stmt: ast.AST) -> Iterator[str]:
     else:
         parts = [stmt]
     for part in parts:
-        yield from _bound_names(part)
+        yield from _bound_names(part, walrus)
 
 
 __all__ = ["CARRIED", "DEF", "DefiniteAssignment", "MAYBE", "UNDEF", "UnboundUse"]

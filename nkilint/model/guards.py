@@ -134,7 +134,9 @@ class AttrGuards(Analysis):
     def __init__(self, model) -> None:
         super().__init__(model)
         self._guarded: set[int] = set()
-        self.walk(model.module.tree)
+        text = model.source.text
+        if "hasattr" in text or "getattr" in text:  # the only presence tests; most files have none
+            self.walk(model.module.tree)
 
     def walk(self, tree: ast.AST) -> None:
         stack: list[tuple[ast.AST, Facts]] = [(tree, _NONE)]
