@@ -257,3 +257,21 @@ def test_a_kernel_whose_step_budget_ran_out_gets_a_note_at_its_def(tmp_path, mon
     assert [n.span.start_line for n in notes] == [6]
     assert "kernel 'k'" in notes[0].message and "step budget of 5 steps" in notes[0].message
     assert not result.timed_out
+
+
+def test_the_kernels_of_one_file_share_a_step_budget(tmp_path, monkeypatch):
+    # Each kernel's budget bounds one kernel; the file's bounds them all
+    # together: the first kernel spends it, the second is cut at once and
+    # says which budget ran out.
+    import nkilint.model.semantic as semantic
+
+    path = tmp_path / "kernel.py"
+    long = KERNEL.replace("    return t\n", "".join(f"    v{i} = {i} + 1\n" for i in range(40)) + "    return t\n")
+    path.write_text(long + "\n\n" + long.replace("def k(", "def k2("))
+    checker = _checker(tmp_path, 60)
+    assert not [f for f in _check(checker, path).findings if f.rule_id == "NKI005"]
+    monkeypatch.setattr(semantic, "FILE_STEPS", 30)
+    result = _check(_checker(tmp_path, 60), path)
+    notes = [f for f in result.findings if f.rule_id == "NKI005"]
+    assert notes and all("file's step budget of 30 interpreter steps" in n.message for n in notes)
+    assert "kernel 'k2'" in notes[-1].message

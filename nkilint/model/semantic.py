@@ -23,7 +23,7 @@ from .bindings import Bindings, Dialect
 from .callgraph import SUBKERNEL, kernel_calls
 from .graph import KernelGraph, Site
 from .interp import Budget, Interpreter, InterpStats
-from .interp.state import _TensorWithShapeObj
+from .interp.state import FILE_STEPS, _TensorWithShapeObj
 from .kernels import KernelCandidate, find_kernels
 from .launches import Launch, find_launches
 from .project_launches import project_launches
@@ -373,11 +373,18 @@ def _interpret(cand: KernelCandidate, module: ModuleInfo, target: Target, versio
     interp.param_overrides = overrides or {}
     kernel = Kernel(name, cand.node, cand.kind, cand.how, graph, cand.decorator, cand.class_name)
     func = FuncV(cand.node, module, qualname=name)
+    # What the file's earlier kernels left of its budget (at least one step, so that the kernel is cut at once).
+    own_budget = interp.initial_budget
+    interp.budget = interp.initial_budget = max(1, min(own_budget, FILE_STEPS - stats.steps))
     try:
         interp.module_env(module)
         interp.run_function(func, [], {}, root=True)
     except Budget:
-        kernel.error = f"the interpreter's step budget of {interp.initial_budget:,} steps ran out; the graph is partial"
+        if interp.initial_budget < own_budget:
+            kernel.error = (f"the file's step budget of {FILE_STEPS:,} interpreter steps (all its kernels together) "
+                            f"ran out; the graph is partial")
+        else:
+            kernel.error = f"the interpreter's step budget of {interp.initial_budget:,} steps ran out; the graph is partial"
     except RecursionError:
         kernel.error = "the code is nested too deep for the interpreter; the graph is partial"
         graph.truncated = True

@@ -42,7 +42,9 @@ before it, and this note says which bound it was and what was skipped:
 - **the CPU-time limit per file** (60 s by default): the rule that was running
   is stopped and the rules not yet run are skipped on this file; the
   note names them. Real kernels take well under a second per file;
-- **the interpreter's step budget** of a kernel (400,000 steps): rules that
+- **the interpreter's step budget** of a kernel (400,000 steps), and of a
+  file (1,200,000 steps over all its kernels, so that a module of many
+  kernels fanning out into deep helpers stays bounded too): rules that
   read the kernel's graph (shapes, memory, pipeline) saw the part of it
   built before the budget ran out and may miss findings after it;
 - **nesting too deep** for the kernel interpreter: the same.

@@ -17,6 +17,11 @@ from ..values import Const, DictV, INF, Int, Sym, TensorV, TupleV, Unknown, Valu
 
 MAX_INLINE_DEPTH = 10
 MAX_STEPS = 400000
+# All the kernels of one file together (launch-site specializations and
+# sub-kernel re-analyses included): each kernel's budget bounds one kernel,
+# this bounds a file of many kernels that fan out into deep helpers. The
+# largest file of the public kernel repositories spends about 250,000.
+FILE_STEPS = 3 * MAX_STEPS
 MAX_UNROLL = 16
 NKI_DTYPES = {
     "bool_", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16", "float32", "bfloat16", "tfloat32",
