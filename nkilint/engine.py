@@ -231,7 +231,9 @@ class Checker:
 
     def _check_source(self, text: str, display: str, disk_path: str | None = None) -> tuple[FileResult, RuleContext | None]:
         profile = self.profile_for(display)
-        source = SourceFile(disk_path or display, text, display)
+        source = self.project.loaded_source(Path(disk_path), text) if disk_path else None
+        if source is None or source.path != disk_path:
+            source = SourceFile(disk_path or display, text, display)
         if disk_path:
             self.project.register_source(Path(disk_path), source)
         try:
