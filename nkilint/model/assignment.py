@@ -37,6 +37,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator
 
+from .. import astwalk
 from .analysis import Analysis
 from .names import catches_name_error
 from .scopes import COMPREHENSIONS, SCOPE_NODES, Scopes
@@ -107,7 +108,7 @@ def _expr_events(expr: ast.AST | None) -> Iterator[tuple[str, ast.AST]]:
         if isinstance(node, COMPREHENSIONS):
             bound = set(hidden)
             for gen in node.generators:
-                for sub in ast.walk(gen.target):
+                for sub in astwalk.walk(gen.target):
                     if isinstance(sub, ast.Name):
                         bound.add(sub.id)
             inner = frozenset(bound)
@@ -129,7 +130,7 @@ def _expr_events(expr: ast.AST | None) -> Iterator[tuple[str, ast.AST]]:
             if node.id not in hidden and isinstance(node.ctx, ast.Load):
                 yield "load", node
             continue
-        stack.extend((child, hidden) for child in reversed(list(ast.iter_child_nodes(node))))
+        stack.extend((child, hidden) for child in reversed(astwalk.child_nodes(node)))
     for target in stores:
         yield "store", target
 
@@ -384,7 +385,7 @@ def _exhaustive_chains(fn: ast.AST) -> set[int]:
     not taken as a path that skips the arms' bindings."""
     out: set[int] = set()
     inner: set[int] = set()
-    for node in ast.walk(fn):
+    for node in astwalk.walk(fn):
         if not isinstance(node, ast.If) or id(node) in inner:
             continue
         chain = [node]
@@ -421,7 +422,7 @@ def _bound_names(stmt: ast.AST) -> Iterator[str]:
             continue
         if isinstance(node, (ast.Lambda, *COMPREHENSIONS)):
             # A walrus in a comprehension binds in the function; rare enough to leave to the caller's CARRIED.
-            for sub in ast.walk(node):
+            for sub in astwalk.walk(node):
                 if isinstance(sub, ast.NamedExpr) and isinstance(sub.target, ast.Name):
                     yield sub.target.id
             continue
@@ -433,7 +434,7 @@ def _bound_names(stmt: ast.AST) -> Iterator[str]:
                     yield (a.asname or a.name).split(".")[0]
         elif isinstance(node, ast.ExceptHandler) and node.name:
             yield node.name
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(astwalk.child_nodes(node))
 
 
 class _Constants:
@@ -445,7 +446,7 @@ class _Constants:
         tree = scopes.file.tree
         self.module: dict[str, object] = {}
         counts: dict[str, int] = {}
-        for node in ast.walk(tree):
+        for node in astwalk.walk(tree):
             if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
                 counts[node.id] = counts.get(node.id, 0) + 1
             elif isinstance(node, (ast.Global, ast.Nonlocal)):
