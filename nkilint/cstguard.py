@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import ast
 
+from . import astwalk
+
 MAX_CST_DEPTH = 3000
 
 
@@ -31,7 +33,7 @@ def cst_depth(tree: ast.AST) -> int:
             depth += len(node.values)
         if depth > deepest:
             deepest = depth
-        for child in ast.iter_child_nodes(node):
+        for child in astwalk.iter_child_nodes(node):
             stack.append((child, depth + 1))
     return deepest
 
@@ -43,7 +45,7 @@ def nesting_depth(tree: ast.AST) -> int:
     while stack:
         node, depth = stack.pop()
         deepest = max(deepest, depth)
-        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+        stack.extend((child, depth + 1) for child in astwalk.iter_child_nodes(node))
     return deepest
 
 

@@ -7,7 +7,6 @@ A FileResult is picklable, so files can be checked in a process pool.
 
 from __future__ import annotations
 
-import ast
 import fnmatch
 import os
 import sys
@@ -20,7 +19,6 @@ from typing import Iterable, Sequence
 
 from .config import Settings
 from .context import ModelCrash, RuleContext
-from .cstguard import nesting_depth
 from .deadline import FileTimeLimit, file_deadline
 from .discovery import InputFile
 from .findings import Finding, Level, Span
@@ -231,7 +229,9 @@ class Checker:
 
     def _check_source(self, text: str, display: str, disk_path: str | None = None) -> tuple[FileResult, RuleContext | None]:
         profile = self.profile_for(display)
-        source = SourceFile(disk_path or display, text, display)
+        source = self.project.loaded_source(Path(disk_path), text) if disk_path else None
+        if source is None or source.path != disk_path:
+            source = SourceFile(disk_path or display, text, display)
         if disk_path:
             self.project.register_source(Path(disk_path), source)
         try:
@@ -241,7 +241,7 @@ class Checker:
         fs = profile.settings
         ctx = RuleContext(source, fs, profile.target, fs.nki_version, self.project, None, display, release=fs.release)
         result = FileResult(display, disk_path=disk_path)
-        with _recursion_room(source.tree):
+        with _recursion_room(source.depth):
             self._run_rules(ctx, result, profile)
             if not result.timed_out:  # naming kernels may build the model: not past the file's time
                 result.findings = ctx.name_kernels(result.findings)
@@ -476,7 +476,7 @@ _MAX_RECURSION = 30_000
 
 
 @contextmanager
-def _recursion_room(tree: ast.AST):
+def _recursion_room(depth: int):
     """Room for the recursive walks of the rules and the model on a valid but
     deeply nested file (a 900-operand sum, a long ternary chain): Python's
     default limit of 1000 frames is about 400 levels of an ast.NodeVisitor.
@@ -486,7 +486,6 @@ def _recursion_room(tree: ast.AST):
     if sys.version_info < (3, 11):
         yield
         return
-    depth = nesting_depth(tree)
     previous = sys.getrecursionlimit()
     wanted = min(_MAX_RECURSION, 1000 + depth * 24)
     if depth <= _SHALLOW or wanted <= previous:

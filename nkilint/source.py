@@ -17,6 +17,7 @@ import warnings
 from dataclasses import dataclass
 from functools import cached_property
 
+from . import astwalk
 from .findings import Span
 
 # The largest file we will analyse; beyond it a file is almost certainly data.
@@ -119,14 +120,25 @@ class SourceFile:
         """Every node of the syntax tree in ast.walk order, computed once and
         shared: rules that scan the whole file iterate this list instead of
         walking the tree again."""
-        return list(ast.walk(self.tree))
+        nodes, depth = astwalk.walk_levels(self.tree)
+        self.__dict__.setdefault("depth", depth)
+        return nodes
+
+    @cached_property
+    def depth(self) -> int:
+        """How deep the syntax tree nests (the module alone is 1), found with
+        ``nodes`` in one walk."""
+        nodes, depth = astwalk.walk_levels(self.tree)
+        self.__dict__.setdefault("nodes", nodes)
+        return depth
 
     @cached_property
     def parents(self) -> dict[int, ast.AST]:
         """id(node) -> parent node, for the whole tree (computed once, shared)."""
         out: dict[int, ast.AST] = {}
+        child_nodes = astwalk.child_nodes
         for node in self.nodes:
-            for child in ast.iter_child_nodes(node):
+            for child in child_nodes(node):
                 out[id(child)] = node
         return out
 

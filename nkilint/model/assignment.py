@@ -37,6 +37,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator
 
+from .. import astwalk
 from .analysis import Analysis
 from .names import catches_name_error
 from .scopes import COMPREHENSIONS, SCOPE_NODES, Scopes
@@ -107,7 +108,7 @@ def _expr_events(expr: ast.AST | None) -> Iterator[tuple[str, ast.AST]]:
         if isinstance(node, COMPREHENSIONS):
             bound = set(hidden)
             for gen in node.generators:
-                for sub in ast.walk(gen.target):
+                for sub in astwalk.walk(gen.target):
                     if isinstance(sub, ast.Name):
                         bound.add(sub.id)
             inner = frozenset(bound)
@@ -129,7 +130,7 @@ def _expr_events(expr: ast.AST | None) -> Iterator[tuple[str, ast.AST]]:
             if node.id not in hidden and isinstance(node.ctx, ast.Load):
                 yield "load", node
             continue
-        stack.extend((child, hidden) for child in reversed(list(ast.iter_child_nodes(node))))
+        stack.extend((child, hidden) for child in reversed(astwalk.child_nodes(node)))
     for target in stores:
         yield "store", target
 
@@ -435,7 +436,7 @@ def _bound_names(stmt: ast.AST, walrus: bool = True) -> Iterator[str]:
         if isinstance(node, (ast.Lambda, *COMPREHENSIONS)):
             # A walrus in a comprehension binds in the function; rare enough to leave to the caller's CARRIED.
             if walrus:
-                for sub in ast.walk(node):
+                for sub in astwalk.walk(node):
                     if isinstance(sub, ast.NamedExpr) and isinstance(sub.target, ast.Name):
                         yield sub.target.id
             continue
@@ -450,11 +451,11 @@ def _bound_names(stmt: ast.AST, walrus: bool = True) -> Iterator[str]:
         elif isinstance(node, ast.ExceptHandler) and node.name:
             yield node.name
         if walrus or isinstance(node, ast.expr):
-            stack.extend((child, True) for child in ast.iter_child_nodes(node))
+            stack.extend((child, True) for child in astwalk.child_nodes(node))
         else:
             targets = _target_ids(node)
             stack.extend((child, not isinstance(child, ast.expr) or id(child) in targets)
-                         for child in ast.iter_child_nodes(node))
+                         for child in astwalk.child_nodes(node))
 
 
 def _target_ids(node: ast.AST) -> set[int]:

@@ -46,7 +46,19 @@ class Qual:
         return self.name == prefix or self.name.startswith(prefix + ".")
 
     def child(self, attr: str) -> "Qual":
-        return Qual(f"{self.name}.{attr}", self.gen)
+        # Memoised: the model and the rules resolve the same dotted names
+        # hundreds of thousands of times per run, and a frozen dataclass is
+        # slow to construct. Quals are immutable, so sharing one is safe.
+        key = (self.name, self.gen, attr)
+        hit = _CHILDREN.get(key)
+        if hit is None:
+            if len(_CHILDREN) >= 100_000:
+                _CHILDREN.clear()
+            hit = _CHILDREN[key] = Qual(f"{self.name}.{attr}", self.gen)
+        return hit
+
+
+_CHILDREN: dict[tuple[str, Gen, str], Qual] = {}
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
+from .. import astwalk
 from ..safefs import read_bytes_capped
 from ..source import SourceError, decode_source
 from .kernels import LAUNCHERS, ROOT_DECORATORS, find_kernels, module_aliases, resolve_decorator
@@ -288,7 +289,7 @@ def _device_functions(info: "ModuleInfo") -> set[int]:
     and the functions nested in them."""
     out: set[int] = set()
     for cand in find_kernels(info.tree, info.bindings, info.source.text, info.source.nodes):
-        for sub in ast.walk(cand.node):
+        for sub in astwalk.walk(cand.node):
             if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 out.add(id(sub))
     return out

@@ -28,6 +28,7 @@ import ast
 from enum import Enum
 from typing import TYPE_CHECKING
 
+from .. import astwalk
 from . import query as q
 from .analysis import Analysis
 from .api_semantics import ALLOCATIONS
@@ -389,7 +390,7 @@ class ExprFacts(Analysis):
             value = d.value if d.value is not None else (d.node.value if isinstance(d.node, ast.Assign) else None)
             if value is None:
                 continue
-            for sub in ast.walk(value):
+            for sub in astwalk.walk(value):
                 if isinstance(sub, ast.Subscript):
                     qual = self.bindings.resolve_nki(sub.value)
                     if qual is not None and qual.name == "nki.language.mgrid":
@@ -438,7 +439,7 @@ class ExprFacts(Analysis):
                 continue
             if isinstance(node, (ast.Name, ast.Call, ast.Subscript)) and self.holds(fn, node) is Holds.TENSOR:
                 return True
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(astwalk.child_nodes(node))
         return False
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Iterable
 
+from .. import astwalk
 from .analysis import Analysis
 from .exprs import MGRID_ATTRS, ExprFacts, Holds
 from .scopes import Scopes, callee_name
@@ -119,7 +120,7 @@ class IndexArithmetic(Analysis):
         """Every arange/mgrid index in ``expr`` (and in the definitions of
         the index names it uses) is only shifted by ``+`` / ``-``."""
         exprs = self.exprs
-        for node in ast.walk(expr):
+        for node in astwalk.walk(expr):
             if isinstance(node, ast.BinOp) and not isinstance(node.op, (ast.Add, ast.Sub)):
                 if exprs.is_index(fn, node.left) or exprs.is_index(fn, node.right):
                     return False

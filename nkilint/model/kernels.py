@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from .. import astwalk
 from . import api_semantics as api
 from .bindings import Bindings
 
@@ -116,7 +117,7 @@ def uses_nki_device_api(func: ast.FunctionDef, bindings: Bindings) -> str | None
             qual = bindings.resolve(ann)
             if qual is not None and qual.name in ("nki.language.ndarray", "nki.typing.tensor", "nki.typing.mutable_tensor", "nki.language.tile"):
                 return f"parameter {arg.arg} is annotated {qual.name}"
-    for node in ast.walk(func):
+    for node in astwalk.walk(func):
         if isinstance(node, ast.Call):
             qual = bindings.resolve(node.func)
             if qual is None or not qual.is_nki:
@@ -174,7 +175,7 @@ def find_kernels(
     )
     if has_launcher and text is not None:
         has_launcher = any(word + "(" in text for word in _LAUNCH_WORDS)
-    for node in (nodes if nodes is not None else ast.walk(tree)) if has_launcher else ():
+    for node in (nodes if nodes is not None else astwalk.walk(tree)) if has_launcher else ():
         if not isinstance(node, ast.Call) or not node.args:
             continue
         name = resolve_decorator(node.func, bindings, aliases)

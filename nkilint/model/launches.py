@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from .. import astwalk
 from .bindings import Bindings
 from .kernels import LAUNCHERS, module_aliases, resolve_decorator
 
@@ -114,7 +115,7 @@ def find_launches(tree: ast.Module, bindings: Bindings, kernels: list[ast.Functi
     aliases = module_aliases(tree, bindings)
     resolver = _Resolver(bindings, parents)
     wrappers: dict[str, ast.FunctionDef] = {}
-    walk = nodes if nodes is not None else list(ast.walk(tree))
+    walk = nodes if nodes is not None else astwalk.walk_list(tree)
     for node in walk:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             fn = _wrapped_kernel(node.value, by_name, bindings, aliases)
@@ -229,13 +230,13 @@ def _bind(fn: ast.FunctionDef, args, keywords, resolver: "_Resolver") -> list[tu
 def _own_nodes(scope: ast.AST):
     """The nodes of a scope, not descending into nested functions, lambdas
     and classes (whose names it binds, but not their locals)."""
-    stack = list(ast.iter_child_nodes(scope))
+    stack = astwalk.child_nodes(scope)
     while stack:
         node = stack.pop()
         yield node
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(astwalk.child_nodes(node))
 
 
 class _Resolver:
@@ -263,15 +264,15 @@ class _Resolver:
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     simple = isinstance(target, ast.Name)
-                    for sub in ast.walk(target):
+                    for sub in astwalk.walk(target):
                         if isinstance(sub, ast.Name):
                             table.setdefault(sub.id, []).append(node.value if simple else None)
             elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.comprehension)):
-                for sub in ast.walk(node.target):
+                for sub in astwalk.walk(node.target):
                     if isinstance(sub, ast.Name):
                         table.setdefault(sub.id, []).append(None)
             elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-                for sub in ast.walk(node.optional_vars):
+                for sub in astwalk.walk(node.optional_vars):
                     if isinstance(sub, ast.Name):
                         table.setdefault(sub.id, []).append(None)
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not scope:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
+from .. import astwalk
 from .analysis import Analysis
 from .graph import KernelGraph, Site
 from .scopes import Scopes, call_argument, callee_name, names_in
@@ -331,7 +332,7 @@ def _loop_assigned(loop_node: ast.AST) -> frozenset:
     out: set[str] = set()
     parts = ([loop_node.target] if isinstance(loop_node, ast.For) else []) + list(getattr(loop_node, "body", ()))
     for part in parts:
-        for sub in ast.walk(part):
+        for sub in astwalk.walk(part):
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
                 out.add(sub.id)
             elif isinstance(sub, ast.arg):
@@ -416,7 +417,7 @@ class Loops(Analysis):
             index = self.scopes.index_for(file)
             if index is None:
                 continue
-            for name in (n for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)):
+            for name in (n for n in astwalk.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)):
                 loop = index.binding_loop(name)
                 if loop is not None:
                     found.add(id(loop))

@@ -46,6 +46,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from .. import astwalk
 from ..targets import Target
 from .graph import DTYPE_BYTES, ON_CHIP, KernelGraph, Site, dim_json
 from .values import Const, DType, TupleV, Unknown, Value, const_int, describe, int_binop, lower, upper
@@ -489,7 +490,7 @@ def _stored_in(loop: ast.AST, t: TensorMem, site: Site | None, assignment_stmts:
             return any(is_tensor(e) for e in expr.elts)
         return False
 
-    for node in ast.walk(loop):
+    for node in astwalk.walk(loop):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _STORE_METHODS:
             if any(is_tensor(a) for a in node.args):
                 return ast.unparse(node.func.value)
@@ -501,7 +502,7 @@ def _stored_in(loop: ast.AST, t: TensorMem, site: Site | None, assignment_stmts:
 
 
 def _assigns(loop: ast.AST, text: str) -> bool:
-    for node in ast.walk(loop):
+    for node in astwalk.walk(loop):
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if any(ast.unparse(x) == text for x in targets):
@@ -599,7 +600,7 @@ def trusted_expression(expr: ast.AST) -> bool:
     allocator object's ``self.addr += size``): such values would look exact
     and be wrong. Trusted: literals, names, arithmetic, tuples, and dotted
     names of module constants (upper case) or of the NKI API."""
-    for node in ast.walk(expr):
+    for node in astwalk.walk(expr):
         if isinstance(node, (ast.Constant, ast.Name, ast.BinOp, ast.UnaryOp, ast.Tuple, ast.List, ast.Load,
                              ast.operator, ast.unaryop, ast.keyword)):
             continue

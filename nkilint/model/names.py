@@ -20,6 +20,7 @@ import ast
 import builtins
 from typing import TYPE_CHECKING
 
+from .. import astwalk
 from .analysis import Analysis
 from .scopes import Scopes
 
@@ -60,7 +61,7 @@ def _module_names(tree: ast.Module, nodes: list[ast.AST]) -> set[str]:
             out.add(node.name)
         elif isinstance(node, ast.MatchMapping) and node.rest:
             out.add(node.rest)
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(astwalk.child_nodes(node))
     for node in nodes:
         if isinstance(node, ast.Global):
             out.update(node.names)

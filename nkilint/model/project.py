@@ -97,6 +97,20 @@ class Project:
         self.invalidations = 0
 
     # -- files ----------------------------------------------------------------
+    def loaded_source(self, path: Path, text: str) -> SourceFile | None:
+        """The source of the module already parsed at ``path`` (an earlier
+        file imported it) when its text is ``text``: checking that file then
+        walks the very tree the project's values were made from, instead of
+        parsing it again and rebuilding its module (bindings, values)."""
+        try:
+            key = path.resolve()
+        except (OSError, RuntimeError):  # RuntimeError: a symlink loop
+            return None
+        info = self._modules.get(key)
+        if info is not None and info.source.text == text:
+            return info.source
+        return None
+
     def register_source(self, path: Path, source: SourceFile) -> None:
         """A file being checked: reuse its parsed tree for imports."""
         try:

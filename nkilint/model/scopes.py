@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
+from .. import astwalk
 from .analysis import Analysis
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -109,7 +110,7 @@ class _ScopeBuilder:
             item = stack.pop()
             if isinstance(item, ast.AST):
                 handler = getattr(self, "visit_" + type(item).__name__, None)
-                work = handler(item) if handler is not None else list(ast.iter_child_nodes(item))
+                work = handler(item) if handler is not None else astwalk.child_nodes(item)
             else:
                 work = item()
             if work:
@@ -133,16 +134,16 @@ class _ScopeBuilder:
         # Targets are local to the comprehension; everything else reads our scope.
         # Nested comprehensions and lambdas inside it bind their own names too.
         local: set[str] = set()
-        for sub in ast.walk(node):
+        for sub in astwalk.walk(node):
             if isinstance(sub, ast.comprehension):
-                for t in ast.walk(sub.target):
+                for t in astwalk.walk(sub.target):
                     if isinstance(t, ast.Name):
                         local.add(t.id)
             elif isinstance(sub, ast.Lambda):
                 a = sub.args
                 local.update(x.arg for x in a.posonlyargs + a.args + a.kwonlyargs)
                 local.update(x.arg for x in (a.vararg, a.kwarg) if x is not None)
-        for sub in ast.walk(node):
+        for sub in astwalk.walk(node):
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id not in local:
                 self.scope.loads.setdefault(sub.id, []).append(sub)
 
@@ -224,7 +225,7 @@ class _ScopeBuilder:
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> list:
         if node.name:
             self.scope.bind(node.name, Def("except", node))
-        return list(ast.iter_child_nodes(node))
+        return astwalk.child_nodes(node)
 
     def visit_Delete(self, node: ast.Delete) -> list:
         work: list = []
@@ -238,11 +239,11 @@ class _ScopeBuilder:
 
 def names_in(node: ast.AST) -> set[str]:
     """Every identifier an expression or statement mentions."""
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return {n.id for n in astwalk.walk(node) if isinstance(n, ast.Name)}
 
 
 def mentions(expr: ast.AST, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(expr))
+    return any(isinstance(n, ast.Name) and n.id == name for n in astwalk.walk(expr))
 
 
 def callee_name(call: ast.Call) -> str:
@@ -286,7 +287,7 @@ class SyntaxIndex:
     def nodes(self) -> list[ast.AST]:
         """Every node of the tree, in ``ast.walk`` order."""
         if self._nodes is None:
-            self._nodes = list(ast.walk(self.tree))
+            self._nodes = astwalk.walk_list(self.tree)
         return self._nodes
 
     @property
@@ -294,7 +295,7 @@ class SyntaxIndex:
         if self._parents is None:
             parents: dict[int, ast.AST] = {}
             for node in self.nodes:
-                for child in ast.iter_child_nodes(node):
+                for child in astwalk.iter_child_nodes(node):
                     parents[id(child)] = node
             self._parents = parents
         return self._parents
@@ -336,7 +337,7 @@ class SyntaxIndex:
                 cached.append(node)
                 if isinstance(node, SCOPE_NODES):
                     continue
-                stack.extend(reversed(list(ast.iter_child_nodes(node))))
+                stack.extend(reversed(astwalk.child_nodes(node)))
             self._own[id(fn)] = cached
         return iter(cached)
 
@@ -344,7 +345,7 @@ class SyntaxIndex:
         """``list(ast.walk(node))``, computed once per node (nested functions included)."""
         cached = self._walked.get(id(node))
         if cached is None:
-            cached = self._walked[id(node)] = list(ast.walk(node))
+            cached = self._walked[id(node)] = astwalk.walk_list(node)
         return cached
 
     # -- scopes ----------------------------------------------------------------
@@ -466,7 +467,7 @@ class SyntaxIndex:
         hit = self._assigned.get(id(node))
         if hit is None:
             out: set[str] = set()
-            for sub in ast.walk(node):
+            for sub in astwalk.walk(node):
                 if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
                     out.add(sub.id)
                 elif isinstance(sub, ast.arg):
@@ -539,7 +540,7 @@ class SyntaxIndex:
             yield node
             if isinstance(node, SCOPE_NODES):
                 continue
-            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+            stack.extend(reversed(astwalk.child_nodes(node)))
 
     def truth_tested(self, node: ast.BoolOp) -> list[ast.AST]:
         """Operands of ``and``/``or`` whose truth value Python takes: all but
@@ -562,11 +563,11 @@ class SyntaxIndex:
         hit = self._loop_dependents.get(id(loop))
         if hit is not None:
             return hit
-        deps = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+        deps = {n.id for n in astwalk.walk(loop.target) if isinstance(n, ast.Name)}
         assigns: list[tuple[set[str], ast.AST]] = []
         for node in self.block_nodes(loop.body):
             if isinstance(node, ast.Assign):
-                names = {n.id for t in node.targets for n in ast.walk(t)
+                names = {n.id for t in node.targets for n in astwalk.walk(t)
                          if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
                 assigns.append((names, node.value))
             elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name) \
@@ -575,15 +576,15 @@ class SyntaxIndex:
             elif isinstance(node, ast.NamedExpr):
                 assigns.append(({node.target.id}, node.value))
             elif isinstance(node, (ast.For, ast.comprehension)):
-                assigns.append(({n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}, node.iter))
+                assigns.append(({n.id for n in astwalk.walk(node.target) if isinstance(n, ast.Name)}, node.iter))
             elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-                assigns.append(({n.id for n in ast.walk(node.optional_vars) if isinstance(n, ast.Name)},
+                assigns.append(({n.id for n in astwalk.walk(node.optional_vars) if isinstance(n, ast.Name)},
                                 node.context_expr))
         changed = True
         while changed:
             changed = False
             for names, value in assigns:
-                if names - deps and any(isinstance(n, ast.Name) and n.id in deps for n in ast.walk(value)):
+                if names - deps and any(isinstance(n, ast.Name) and n.id in deps for n in astwalk.walk(value)):
                     deps |= names
                     changed = True
         hit = self._loop_dependents[id(loop)] = frozenset(deps)
@@ -628,13 +629,13 @@ def _own_names(stmt: ast.stmt) -> Iterator[ast.Name]:
             continue
         if isinstance(node, ast.Name):
             yield node
-        for child in ast.iter_child_nodes(node):
+        for child in astwalk.iter_child_nodes(node):
             if not isinstance(child, ast.stmt):
                 stack.append(child)
 
 def mentions_any(expr: ast.AST, nodes: set[int], names: set[str]) -> bool:
     """``expr`` contains one of the nodes (by id) or mentions one of the names."""
-    for n in ast.walk(expr):
+    for n in astwalk.walk(expr):
         if id(n) in nodes:
             return True
         if isinstance(n, ast.Name) and n.id in names:

@@ -512,12 +512,23 @@ def _mul(a: float, b: float) -> float:
     return a * b
 
 
+# Integers this small fold without the size check of int_binop (a product
+# of two has at most 2 * 62 bits, far under MAX_INT_BITS).
+_SMALL = 1 << 62
+
+
 def int_binop(op: type, a: Value, b: Value, label: str | None = None) -> Value:
     """Interval arithmetic for + - * // % ** on integer abstract values."""
-    # The bits of the largest number each operand carries (one pass over its numbers).
-    big_a, big_b = _largest(a), _largest(b)
-    if int_bits(big_a) > MAX_INT_BITS or int_bits(big_b) > MAX_INT_BITS or too_big_to_fold(op, big_a, big_b):
-        return Int(sym=Sym(label or "value"), label=label, reason=f"an integer over {MAX_INT_BITS} bits (not folded)")
+    # Two small integer constants (most operations) cannot overflow the fold:
+    # skip the size check, whose answer is known (only << and ** grow past it).
+    if not (type(a) is Const and type(b) is Const and type(a.value) is int and type(b.value) is int
+            and -_SMALL < a.value < _SMALL and -_SMALL < b.value < _SMALL and op is not ast.Pow
+            and op is not ast.LShift):
+        # The bits of the largest number each operand carries (one pass over its numbers).
+        big_a, big_b = _largest(a), _largest(b)
+        if int_bits(big_a) > MAX_INT_BITS or int_bits(big_b) > MAX_INT_BITS or too_big_to_fold(op, big_a, big_b):
+            return Int(sym=Sym(label or "value"), label=label,
+                       reason=f"an integer over {MAX_INT_BITS} bits (not folded)")
     ba, bb = int_bounds(a), int_bounds(b)
     if ba is None or bb is None:
         if (ba is not None or isinstance(a, Unknown)) and (bb is not None or isinstance(b, Unknown)):

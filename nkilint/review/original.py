@@ -15,6 +15,7 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import astwalk
 from ..model.api_semantics import LANGUAGE_REDUCTIONS, is_matmul
 from ..model.dtypes import LOW_PRECISION
 from ..model.values import DType
@@ -96,7 +97,7 @@ def port_items(kernels: list[KernelReview]) -> dict[str, list[Item]]:
         graph = k.kernel.graph
         for row in k.loops:
             add("launch", f"{row.header} ({row.trip.text()} trips)", row.line or 0)
-        for node in ast.walk(k.kernel.node):
+        for node in astwalk.walk(k.kernel.node):
             if isinstance(node, ast.Call) and ast.unparse(node.func).endswith(("program_id", "num_programs")):
                 add("launch", ast.unparse(node), node.lineno)
             if isinstance(node, ast.Assert) and "%" in ast.unparse(node.test):

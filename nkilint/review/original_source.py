@@ -13,6 +13,8 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import astwalk
+
 ASPECTS = ("kernels", "launch", "block_sizes", "shared_memory", "reductions", "atomics", "barriers", "masks",
            "accumulators")
 
@@ -217,7 +219,7 @@ def _dotted(node: ast.AST) -> str:
 def read_python(path: Path, text: str) -> Structure:
     tree = ast.parse(text)
     triton_names = {"tl", "triton"}
-    for node in ast.walk(tree):
+    for node in astwalk.walk(tree):
         if isinstance(node, ast.Import):
             for a in node.names:
                 if a.name.startswith("triton"):
@@ -228,7 +230,7 @@ def read_python(path: Path, text: str) -> Structure:
     is_triton = "triton" in text
     s = Structure(str(path), "triton" if is_triton else "pytorch")
     jitted: dict[str, ast.FunctionDef] = {}
-    for node in ast.walk(tree):
+    for node in astwalk.walk(tree):
         if isinstance(node, ast.FunctionDef):
             decorators = [_dotted(d) for d in node.decorator_list]
             if any(d.split("(")[0].endswith(("triton.jit", "jit", "triton.autotune", "autotune")) for d in decorators):
@@ -237,7 +239,7 @@ def read_python(path: Path, text: str) -> Structure:
                 for arg in node.args.args:
                     if arg.annotation is not None and "constexpr" in _dotted(arg.annotation):
                         s.add("block_sizes", f"{arg.arg}: tl.constexpr", node.lineno)
-    for node in ast.walk(tree):
+    for node in astwalk.walk(tree):
         if isinstance(node, ast.Call):
             func = _dotted(node.func)
             short = func.rsplit(".", 1)[-1]

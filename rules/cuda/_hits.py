@@ -15,6 +15,7 @@ import builtins
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator
 
+from nkilint import astwalk
 from nkilint.model.analysis import Analysis
 from nkilint.model.bindings import Gen
 from nkilint.model.device import DeviceCode
@@ -147,10 +148,10 @@ def _annotations_and_decorators(nodes: list[ast.AST]) -> tuple[set[int], set[int
                 anns.append(args.vararg.annotation)
             if node.returns is not None:
                 anns.append(node.returns)
-            annotations |= {id(sub) for ann in anns for sub in ast.walk(ann)}
+            annotations |= {id(sub) for ann in anns for sub in astwalk.walk(ann)}
             decorators |= {id(d) if not isinstance(d, ast.Call) else id(d.func) for d in node.decorator_list}
         if isinstance(node, ast.AnnAssign):
-            annotations |= {id(sub) for sub in ast.walk(node.annotation)}
+            annotations |= {id(sub) for sub in astwalk.walk(node.annotation)}
     return annotations, decorators
 
 

@@ -7,6 +7,7 @@ import ast
 import re
 from typing import Iterator
 
+from nkilint import astwalk
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model.device import DeviceCode
@@ -22,11 +23,11 @@ def flat_index_math(ctx: RuleContext) -> Iterator[Spot]:
             if not isinstance(node, ast.Subscript):
                 continue
             strides = [
-                n for n in ast.walk(node.slice)
+                n for n in astwalk.walk(node.slice)
                 if (isinstance(n, ast.Name) and re.search(r"(?i)^stride|stride_|_stride$", n.id))
                 or (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "stride")
             ]
-            if not strides or not any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) for n in ast.walk(node.slice)):
+            if not strides or not any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) for n in astwalk.walk(node.slice)):
                 continue
             owner = device.owner(node) or fn
             yield Spot(node, (

@@ -7,6 +7,7 @@ import ast
 import re
 from typing import Iterator
 
+from nkilint import astwalk
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model.scopes import Scopes
@@ -25,7 +26,7 @@ def _lambda_bound(scopes: Scopes, name: str) -> bool:
 
 
 def _contains(node: ast.AST, pred) -> bool:
-    return any(pred(n) for n in ast.walk(node))
+    return any(pred(n) for n in astwalk.walk(node))
 
 
 def launch_grids(ctx: RuleContext) -> Iterator[Spot]:

@@ -7,6 +7,7 @@ import ast
 import re
 from typing import Iterator
 
+from nkilint import astwalk
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model.device import DeviceCode
@@ -56,8 +57,8 @@ def grid_stride_loops(ctx: RuleContext) -> Iterator[Spot]:
                         f"with for t in range((n + 127) // 128) and a min()-bounded last tile"
                     ), kernel=(device.owner(node) or fn).name)
             elif isinstance(node, ast.While):
-                test_names = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}
-                for sub in ast.walk(node):
+                test_names = {n.id for n in astwalk.walk(node.test) if isinstance(n, ast.Name)}
+                for sub in astwalk.walk(node):
                     if (isinstance(sub, ast.AugAssign) and isinstance(sub.op, ast.Add) and isinstance(sub.target, ast.Name)
                             and sub.target.id in test_names and mentions_any(sub.value, size_nodes, size_names)):
                         yield Spot(header_span(ctx, node, node.test), (

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
+from nkilint import astwalk
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model.device import DeviceCode
@@ -31,10 +32,10 @@ def _tile_work(ctx: RuleContext, body: list[ast.stmt], var: str) -> bool:
     calls_nki = False
     sliced = False
     for stmt in body:
-        for n in ast.walk(stmt):
+        for n in astwalk.walk(stmt):
             if isinstance(n, ast.Call) and nki_name(ctx, n.func):
                 calls_nki = True
-            if isinstance(n, ast.Subscript) and any(isinstance(x, ast.Name) and x.id == var for x in ast.walk(n.slice)):
+            if isinstance(n, ast.Subscript) and any(isinstance(x, ast.Name) and x.id == var for x in astwalk.walk(n.slice)):
                 sliced = True
     return calls_nki and sliced
 
@@ -44,9 +45,9 @@ def log_step_trees(ctx: RuleContext) -> Iterator[Spot]:
     for fn in device.outermost:
         for node in device.nodes(fn):
             if isinstance(node, ast.While):
-                names = [n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)]
+                names = [n.id for n in astwalk.walk(node.test) if isinstance(n, ast.Name)]
                 for var in names:
-                    if any(_halves(st, var) for st in ast.walk(node)) and _tile_work(ctx, node.body, var):
+                    if any(_halves(st, var) for st in astwalk.walk(node)) and _tile_work(ctx, node.body, var):
                         yield Spot(header_span(ctx, node, node.test), _tree_message(var), kernel=(device.owner(node) or fn).name)
                         break
             elif isinstance(node, ast.For) and isinstance(node.target, ast.Name):

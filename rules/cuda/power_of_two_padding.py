@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
+from nkilint import astwalk
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model.device import DeviceCode
@@ -17,7 +18,7 @@ from ._hits import GpuNames, chain_text
 
 
 def _is_log2_ceil(node: ast.AST, ctx: RuleContext) -> bool:
-    for n in ast.walk(node):
+    for n in astwalk.walk(node):
         if isinstance(n, ast.Call):
             name = other_name(ctx, n.func) or chain_text(n.func)
             if name.endswith("log2") or (isinstance(n.func, ast.Attribute) and n.func.attr == "bit_length"):

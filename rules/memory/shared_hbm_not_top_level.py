@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from nkilint import astwalk
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model.loops import nest_of
@@ -16,7 +17,7 @@ from .._common import Reporter
 
 def _calls_nki(ctx: RuleContext, expr: ast.AST) -> bool:
     """The expression calls an NKI API (a value known only on the device)."""
-    for node in ast.walk(expr):
+    for node in astwalk.walk(expr):
         if isinstance(node, ast.Call):
             qual = ctx.model.bindings.resolve(node.func)
             if qual is not None and getattr(qual, "is_nki", False):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from nkilint import astwalk
 from nkilint.model.analysis import Analysis
 from nkilint.model.bindings import Gen
 from nkilint.model.kernels import ROOT_DECORATORS, module_aliases, resolve_decorator
@@ -48,7 +49,7 @@ class KernelOutputs(Analysis):
 
 def _returned_outside_shared_hbm(index: NameIndex, fn: ast.FunctionDef, gen: Gen) -> list[ReturnedTensor]:
     out: list[ReturnedTensor] = []
-    body_nodes = [n for n in ast.walk(fn) if index.function_of(n) is fn]
+    body_nodes = [n for n in astwalk.walk(fn) if index.function_of(n) is fn]
     returned: set[str] = set()
     for n in body_nodes:
         if isinstance(n, ast.Return) and n.value is not None:

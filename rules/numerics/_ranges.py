@@ -8,6 +8,7 @@ import ast
 import math
 from typing import Iterator
 
+from nkilint import astwalk
 from nkilint.context import RuleContext
 from nkilint.model import dataflow as df
 from nkilint.model.graph import KernelGraph, Site
@@ -118,7 +119,7 @@ def _mentions_pi(scopes: Scopes, site: Site | None) -> bool:
                 return True
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and any(
                     _reduction_syntax(n) for v in index.assigned_values(sub.id, index.tree)
-                    if index.enclosing_function(v) is None for n in ast.walk(v)):
+                    if index.enclosing_function(v) is None for n in astwalk.walk(v)):
                 return True
     return False
 

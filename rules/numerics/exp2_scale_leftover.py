@@ -6,6 +6,7 @@ import ast
 import re
 from typing import Iterator
 
+from nkilint import astwalk
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model import dataflow as df
@@ -178,7 +179,7 @@ def exp2_leftovers(ctx: RuleContext, s: DeviceCode) -> Iterator[Spot]:
 
 def _names_in(fn: ast.FunctionDef) -> set[str]:
     out = {fn.name}
-    for n in ast.walk(fn):
+    for n in astwalk.walk(fn):
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
             out.add(n.name)
     return out

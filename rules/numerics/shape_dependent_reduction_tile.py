@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
+from nkilint import astwalk
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model.device import DeviceCode
@@ -122,7 +123,7 @@ reduction order static.
 def _conditional_constants(fn: ast.FunctionDef) -> dict[str, ast.AST]:
     """Names assigned different int constants depending on a condition."""
     out: dict[str, ast.AST] = {}
-    for node in ast.walk(fn):
+    for node in astwalk.walk(fn):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             v = node.value
             if isinstance(v, ast.IfExp):
@@ -152,7 +153,7 @@ def _const_assigns(body: list[ast.stmt]) -> dict[str, float]:
 
 def _reduces(ctx: RuleContext, body: list[ast.stmt]) -> bool:
     for stmt in body:
-        for n in ast.walk(stmt):
+        for n in astwalk.walk(stmt):
             if isinstance(n, ast.Call):
                 name = nki_name(ctx, n.func) or ""
                 short = name.rsplit(".", 1)[-1]
@@ -174,9 +175,9 @@ def shape_dependent_reduction_tiles(ctx: RuleContext, s: DeviceCode) -> Iterator
         for node in s.nodes(fn):
             if not (isinstance(node, ast.For) and isinstance(node.iter, ast.Call)):
                 continue
-            used = {n.id for a in node.iter.args for n in ast.walk(a) if isinstance(n, ast.Name)} & set(candidates)
-            sliced = {n.id for st in node.body for sub in ast.walk(st) if isinstance(sub, ast.Subscript)
-                      for n in ast.walk(sub.slice) if isinstance(n, ast.Name)} & set(candidates)
+            used = {n.id for a in node.iter.args for n in astwalk.walk(a) if isinstance(n, ast.Name)} & set(candidates)
+            sliced = {n.id for st in node.body for sub in astwalk.walk(st) if isinstance(sub, ast.Subscript)
+                      for n in astwalk.walk(sub.slice) if isinstance(n, ast.Name)} & set(candidates)
             for name in sorted((used | sliced) - reported):
                 if not _reduces(ctx, node.body):
                     continue

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import builtins
 
+from nkilint import astwalk
 from nkilint.model.graph import KernelGraph
 from nkilint.model.loops import Loop, LoopNest
 from nkilint.model.scopes import Scopes
@@ -178,7 +179,7 @@ def _syntax_problem(model, graph: KernelGraph, lf: LoopNest, loop: Loop, ops: li
         if loop.loop_id in data.get("loops", ()) and data.get("site") is not None:
             known.add(id(data["site"].node))
     body = ast.Module(body=node.body, type_ignores=[])
-    for sub in ast.walk(body):
+    for sub in astwalk.walk(body):
         if isinstance(sub, (ast.Break, ast.Return, ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal, ast.Raise)):
             return "the body leaves the loop early or touches outer scopes"
         if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):

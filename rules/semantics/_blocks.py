@@ -31,6 +31,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
+from nkilint import astwalk
 from nkilint.model.analysis import Analysis
 from nkilint.model.device import DeviceCode
 from nkilint.model.exprs import VIEW_METHODS, ExprFacts, Holds
@@ -58,7 +59,7 @@ def symbolic_loop_vars(scopes: Scopes, exprs: ExprFacts, fn: ast.AST) -> set[str
     while scope is not None:
         for node in scopes.own_nodes(scope.fn):
             if isinstance(node, ast.For) and symbolic_loop(exprs, node):
-                out |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+                out |= {n.id for n in astwalk.walk(node.target) if isinstance(n, ast.Name)}
         scope = scope.parent
     return out
 
@@ -241,7 +242,7 @@ class BlockScopes:
         return state
 
     def _symbolic_test(self, test: ast.AST) -> bool:
-        names = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+        names = {n.id for n in astwalk.walk(test) if isinstance(n, ast.Name)}
         return any(names & active for active in self._symbolic)
 
     # -- reads and bindings --------------------------------------------------------
@@ -254,10 +255,10 @@ class BlockScopes:
                 continue
             if isinstance(cur, COMPREHENSIONS):
                 for gen in cur.generators:
-                    local.update(n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name))
+                    local.update(n.id for n in astwalk.walk(gen.target) if isinstance(n, ast.Name))
             if isinstance(cur, ast.Name) and isinstance(cur.ctx, ast.Load) and cur.id not in local:
                 self._check_load(cur, stack, state)
-            todo.extend(ast.iter_child_nodes(cur))
+            todo.extend(astwalk.child_nodes(cur))
 
     def _target_loads(self, target: ast.AST, stack: list[tuple], state: State) -> None:
         """Reads inside an assignment target (t in `t[i] = ...`, i too)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from nkilint import astwalk
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model import api_semantics as api
@@ -190,10 +191,10 @@ each other, use `nl.sequential_range` (legacy / 0.2) or `range`.
                         if fn is None or scopes.enclosing_function(site.node) is not fn:
                             continue
                         deps = scopes.file.loop_dependents(loop_site.node)
-                        mentioned = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+                        mentioned = {n.id for n in astwalk.walk(expr) if isinstance(n, ast.Name)}
                         mask = call_argument(op["call"], 99, "mask") if isinstance(op.get("call"), ast.Call) else None
                         if mask is not None:
-                            mentioned |= {n.id for n in ast.walk(mask) if isinstance(n, ast.Name)}
+                            mentioned |= {n.id for n in astwalk.walk(mask) if isinstance(n, ast.Name)}
                         if mentioned & deps:
                             continue
                         trip = loop.get("trip_v")
@@ -248,8 +249,8 @@ def _indirect_destination(ctx: RuleContext, graph: KernelGraph, target: str, exp
     exprs = ctx.analysis(ExprFacts)
     return fn is not None and any(
         isinstance(sub, ast.Subscript) and any(
-            isinstance(n, ast.Name) and exprs.is_tensor_name(fn, n.id) for n in ast.walk(sub.slice))
-        for sub in ast.walk(expr))
+            isinstance(n, ast.Name) and exprs.is_tensor_name(fn, n.id) for n in astwalk.walk(sub.slice))
+        for sub in astwalk.walk(expr))
 
 
 def _written_expr(ctx: RuleContext, op: dict, param: str | None) -> ast.AST | None:

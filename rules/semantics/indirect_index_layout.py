@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from nkilint import astwalk
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model import query as q
@@ -125,7 +126,7 @@ build the other indices with `nl.arange(n)[:, None]` /
             if not indirect:
                 continue  # a run-time offset in index arithmetic, not a tile of indices
             api = uses[0][1].get("api", "").rpartition(".")[2]
-            mgrid = [n for n in ast.walk(sub.slice)
+            mgrid = [n for n in astwalk.walk(sub.slice)
                      if isinstance(n, ast.Name) and exprs.index_origin(fn, n.id) == "mgrid"]
             base = graph.attrs(graph.base_tensor(view_id))
             shape = base.get("shape_v")

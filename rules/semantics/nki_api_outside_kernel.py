@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from nkilint import astwalk
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model import api_semantics as api
@@ -112,7 +113,7 @@ NumPy.
                 name = _tensor_api(ctx, node)
                 if name is not None:
                     self._report(reporter, node, name, "at module level")
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(astwalk.child_nodes(node))
         # Host functions: they launch a kernel through a launcher and are not device code themselves.
         for fn in scopes.functions():
             if exprs.root_kernel(fn) is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from nkilint import astwalk
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model import dataflow
@@ -148,7 +149,7 @@ path — or initialize it outside the loop.
                     problem = self._problem(model, refs)
                     if problem is None:
                         continue
-                    node = next(x for x in ast.walk(ret) if isinstance(x, ast.Name) and x.id == name)
+                    node = next(x for x in astwalk.walk(ret) if isinstance(x, ast.Name) and x.id == name)
                     reporter.at(
                         node,
                         f"kernel output `{name}` of `{kernel.name}` is {problem}"
@@ -246,7 +247,7 @@ path — or initialize it outside the loop.
         # Nested functions that mention it (closures the model may not run).
         for sub in index.subtree(fn):
             if sub is not fn and isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(sub)):
+                if any(isinstance(n, ast.Name) and n.id == name for n in astwalk.walk(sub)):
                     return True
         return False
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from nkilint import astwalk
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model.graph import PreparedCollective, SplitCollectiveIssue
@@ -58,10 +59,10 @@ def _result_unused(tree: ast.Module, call: ast.AST) -> bool:
     function (or module) reads. A result that is read somewhere may reach a
     trigger the interpreter did not follow."""
     scope: ast.AST = tree
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(n is call for n in ast.walk(node)):
+    for node in astwalk.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(n is call for n in astwalk.walk(node)):
             scope = node  # ast.walk is breadth first: the last match is the innermost function
-    for node in ast.walk(scope):
+    for node in astwalk.walk(scope):
         if isinstance(node, ast.Expr) and node.value is call:
             return True
         if isinstance(node, ast.Assign) and node.value is call:
@@ -69,7 +70,7 @@ def _result_unused(tree: ast.Module, call: ast.AST) -> bool:
                 return False
             name = node.targets[0].id
             return not any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
-                           for n in ast.walk(tree))
+                           for n in astwalk.walk(tree))
     return False
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from nkilint import astwalk
 from nkilint.context import RuleContext
 from nkilint.findings import Level
 from nkilint.model.device import DeviceCode
@@ -118,7 +119,7 @@ register.)
         expression that does."""
         if exprs.reads_tensor(fn, loop.test):
             return f"`{short_text(loop.test)}` reads tensor data"
-        for name in {n.id for n in ast.walk(loop.test) if isinstance(n, ast.Name)}:
+        for name in {n.id for n in astwalk.walk(loop.test) if isinstance(n, ast.Name)}:
             binds = [
                 b for b in scope.bindings.get(name, [])
                 if getattr(b.node, "lineno", 0) < loop.lineno and not scopes.file.is_inside(b.node, loop)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from ... import astwalk
 from .state import BUFFERS, Frame, ParamTensor, ShapeV, _Placement
 from ..values import (
     ApiRef,
@@ -155,7 +156,7 @@ def _is_pure(node: ast.AST) -> bool:
     key = (id(node), getattr(node, "lineno", 0), getattr(node, "end_col_offset", 0), type(node).__name__)
     if key not in _PURITY:
         pure = True
-        for sub in ast.walk(node):
+        for sub in astwalk.walk(node):
             if isinstance(sub, (ast.Global, ast.Nonlocal)):
                 pure = False
                 break
@@ -201,7 +202,7 @@ def tensor_evidence(fn: ast.AST) -> set[str]:
     x[a:b], x.reshape(...))."""
     params = {a.arg for a in getattr(fn, "args", ast.arguments([], [], None, [], [], None, [])).args}
     out: set[str] = set()
-    for node in ast.walk(fn):
+    for node in astwalk.walk(fn):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in params:
             if node.attr in _TENSOR_ATTRS:
                 out.add(node.value.id)
@@ -328,7 +329,7 @@ def _assigned_attrs(body: list[ast.stmt]) -> set[tuple[str, str]]:
 def _compute_assigned_attrs(body: list[ast.stmt]) -> set[tuple[str, str]]:
     out: set[tuple[str, str]] = set()
     for stmt in body:
-        for node in ast.walk(stmt):
+        for node in astwalk.walk(stmt):
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name):
                 out.add((node.value.id, node.attr))
     return out
@@ -337,7 +338,7 @@ def _compute_assigned_attrs(body: list[ast.stmt]) -> set[tuple[str, str]]:
 def _compute_assigned(body: list[ast.stmt]) -> set[str]:
     out: set[str] = set()
     for stmt in body:
-        for node in ast.walk(stmt):
+        for node in astwalk.walk(stmt):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 out.add(node.id)
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):

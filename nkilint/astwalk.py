@@ -1,0 +1,119 @@
+"""Syntax-tree walks in the ``ast`` module's order, about 1.5x faster.
+
+``ast.walk`` and ``ast.iter_child_nodes`` are generators over
+``ast.iter_fields``: three Python frames and a ``try`` per field of every
+node. The rules and the model walk each file's tree (and its subtrees) many
+times, which made those two functions the largest entries of a profile of a
+cold run. Here each node class gets a small function, generated once from
+its ``_fields``, that appends the class's child nodes to a list.
+
+The results are the same nodes in the same order as the ``ast`` functions:
+fields in ``_fields`` order, list items in order, breadth first for
+``walk`` (a node is given out after its children were queued, as
+``ast.walk`` does, so a caller that edits a node's fields while walking
+sees what ``ast.walk`` would have seen).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Callable, Iterator
+
+_AST = ast.AST
+
+# Node class -> function appending its child nodes to a list.
+_APPENDERS: dict[type, Callable[[ast.AST, list], None]] = {}
+
+
+def _appender(cls: type) -> Callable[[ast.AST, list], None]:
+    """Generate the child appender of ``cls`` from its ``_fields`` (the
+    field names are Python identifiers by construction of the ast module;
+    anything else falls back to a generic loop)."""
+    fields = tuple(getattr(cls, "_fields", ()))
+    if not all(isinstance(name, str) and name.isidentifier() for name in fields):
+        def generic(node: ast.AST, out: list) -> None:
+            for name in fields:
+                value = getattr(node, name, None)
+                if isinstance(value, list):
+                    out.extend(item for item in value if isinstance(item, _AST))
+                elif isinstance(value, _AST):
+                    out.append(value)
+
+        _APPENDERS[cls] = generic
+        return generic
+    lines = ["def append_children(node, out):", "    add = out.append"]
+    for name in fields:
+        lines += [
+            f"    value = getattr(node, {name!r}, None)",
+            "    if isinstance(value, list):",
+            "        for item in value:",
+            "            if isinstance(item, AST):",
+            "                add(item)",
+            "    elif isinstance(value, AST):",
+            "        add(value)",
+        ]
+    namespace: dict = {"AST": _AST}
+    exec(compile("\n".join(lines), f"<nkilint.astwalk {cls.__name__}>", "exec"), namespace)  # noqa: S102 - our own code
+    fn = namespace["append_children"]
+    _APPENDERS[cls] = fn
+    return fn
+
+
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """``list(ast.iter_child_nodes(node))``."""
+    out: list[ast.AST] = []
+    fn = _APPENDERS.get(node.__class__)
+    if fn is None:
+        fn = _appender(node.__class__)
+    fn(node, out)
+    return out
+
+
+def iter_child_nodes(node: ast.AST) -> Iterator[ast.AST]:
+    """``ast.iter_child_nodes(node)``."""
+    return iter(child_nodes(node))
+
+
+def walk(node: ast.AST) -> Iterator[ast.AST]:
+    """``ast.walk(node)``: breadth first, ``node`` first."""
+    appenders = _APPENDERS
+    todo = [node]
+    # Iterating a list that grows: the queue, never shifted.
+    for current in todo:
+        fn = appenders.get(current.__class__)
+        if fn is None:
+            fn = _appender(current.__class__)
+        fn(current, todo)
+        yield current
+
+
+def walk_list(node: ast.AST) -> list[ast.AST]:
+    """``list(ast.walk(node))``."""
+    appenders = _APPENDERS
+    todo = [node]
+    for current in todo:
+        fn = appenders.get(current.__class__)
+        if fn is None:
+            fn = _appender(current.__class__)
+        fn(current, todo)
+    return todo
+
+
+def walk_levels(node: ast.AST) -> tuple[list[ast.AST], int]:
+    """``list(ast.walk(node))`` and the depth of the tree (``node`` alone is
+    1). ``ast.walk`` is breadth first, so its order is level by level and
+    the depth is the number of levels."""
+    appenders = _APPENDERS
+    todo = [node]
+    depth = 0
+    start, end = 0, 1
+    while start < end:
+        depth += 1
+        for i in range(start, end):
+            current = todo[i]
+            fn = appenders.get(current.__class__)
+            if fn is None:
+                fn = _appender(current.__class__)
+            fn(current, todo)
+        start, end = end, len(todo)
+    return todo, depth
