@@ -58,7 +58,12 @@ def main() -> None:
         raise
     except KeyboardInterrupt:  # pragma: no cover
         sys.exit(130)
-    except Exception:
+    except Exception as exc:
+        from .interrupts import caused_by_interrupt
+
+        if caused_by_interrupt(exc):  # Ctrl-C that a library's clean-up turned into another error
+            click.echo("nkilint: interrupted; nothing was written", err=True)
+            sys.exit(130)
         # An unexpected error is an internal error (exit 2), never "findings" (1).
         import traceback
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from .config import Settings
 from .findings import Finding, Fix, Level, Related, Span
+from .interrupts import caused_by_interrupt
 from .source import SourceError, SourceFile
 from .releases import Release, release_of_nki
 from .targets import Target
@@ -83,6 +84,8 @@ class RuleContext:
             try:
                 self._model = analyze_file(self.source, self.project, self.target, self.nki_version, self.release)
             except Exception as exc:  # a bug in the model: report once, not per rule
+                if caused_by_interrupt(exc):
+                    raise KeyboardInterrupt from exc  # Ctrl-C, not a bug: nothing to remember
                 self._model_error = exc
                 raise ModelCrash(exc) from exc
         return self._model

@@ -21,6 +21,7 @@ from .config import Settings
 from .context import ModelCrash, RuleContext
 from .deadline import FileTimeLimit, file_deadline
 from .discovery import InputFile
+from .interrupts import caused_by_interrupt
 from .findings import Finding, Level, Span
 from .fingerprint import line_hashes
 from .incomplete import ANALYSIS_INCOMPLETE, partial_kernel_findings, time_limit_finding
@@ -197,6 +198,8 @@ class Checker:
         try:
             return self.check_text(text, item.display, str(item.path))
         except Exception as exc:  # noqa: BLE001 - outside any rule (noqa, fingerprints...): this file only
+            if caused_by_interrupt(exc):
+                raise KeyboardInterrupt from exc
             return self._engine_crash(item.display, exc)
 
     def _engine_crash(self, display: str, exc: BaseException) -> FileResult:
@@ -319,6 +322,8 @@ class Checker:
         try:
             rule.check(ctx)
         except (Exception, SystemExit) as exc:  # isolate: the run goes on (a rule calling sys.exit too)
+            if caused_by_interrupt(exc):
+                raise KeyboardInterrupt from exc  # the user's Ctrl-C, not a crashed rule
             ctx.take_findings()
             if isinstance(exc, ModelCrash):
                 if any(n.rule_id == "model" for n in result.notifications):
