@@ -144,6 +144,9 @@ def dim_json(v: Value | None) -> Any:
     return {"expr": describe(v)}
 
 
+_NO_EDGES: dict = {}  # the adjacency of a node with no edges (never written)
+
+
 class KernelGraph:
     def __init__(self, name: str, file: str) -> None:
         self.name = name
@@ -153,6 +156,14 @@ class KernelGraph:
         import networkx as nx
 
         self.g = nx.MultiDiGraph(name=name)
+        # The graph's own dicts (node -> attributes, node -> neighbour -> key
+        # -> edge attributes), which networkx's NodeView / AdjacencyView wrap:
+        # rules query edges about a million times per nki-library run, and the
+        # views cost 5x the dict lookups (tests/test_graph_storage.py checks
+        # that these are the dicts the public views show).
+        self._node_attrs: dict = self.g._node
+        self._succ: dict = self.g._succ
+        self._pred: dict = self.g._pred
         self._ids = itertools.count()
         # Node ids by kind, in creation order: rules ask for "every op" or
         # "every tensor" thousands of times per file, and a scan of all nodes
@@ -221,7 +232,7 @@ class KernelGraph:
     # -- queries --------------------------------------------------------------
     def seq(self, node_id: str) -> int:
         """The node's position in creation order."""
-        return self.g.nodes[node_id]["seq"]
+        return self._node_attrs[node_id]["seq"]
 
     def nodes(self, kind: str) -> Iterator[tuple[str, dict]]:
         attrs = self.g.nodes
@@ -231,12 +242,12 @@ class KernelGraph:
     # Edges of one node straight from the adjacency (the same order as
     # out_edges/in_edges(data=True), without building a view per call).
     def _out(self, node_id: str) -> Iterator[tuple[str, dict]]:
-        for v, keyed in self.g.succ.get(node_id, {}).items():
+        for v, keyed in self._succ.get(node_id, _NO_EDGES).items():
             for d in keyed.values():
                 yield v, d
 
     def _in(self, node_id: str) -> Iterator[tuple[str, dict]]:
-        for u, keyed in self.g.pred.get(node_id, {}).items():
+        for u, keyed in self._pred.get(node_id, _NO_EDGES).items():
             for d in keyed.values():
                 yield u, d
 
@@ -253,7 +264,7 @@ class KernelGraph:
         return self.nodes("view")
 
     def attrs(self, node_id: str) -> dict:
-        return self.g.nodes[node_id]
+        return self._node_attrs[node_id]
 
     def edges_of(self, node_id: str, kind: str, out: bool = True) -> list[tuple[str, str, dict]]:
         if out:
@@ -270,7 +281,7 @@ class KernelGraph:
     def base_tensor(self, node_id: str) -> str:
         """The tensor a view (of a view ...) refers to."""
         seen = 0
-        while self.g.nodes[node_id].get("kind") == "view" and seen < 64:
+        while self._node_attrs[node_id].get("kind") == "view" and seen < 64:
             nxt = [v for v, d in self._out(node_id) if d.get("kind") == "view_of"]
             if not nxt:
                 break
@@ -313,7 +324,7 @@ class KernelGraph:
         return out
 
     def loop_chain(self, node_id: str) -> tuple[str, ...]:
-        return tuple(self.g.nodes[node_id].get("loops", ()))
+        return tuple(self._node_attrs[node_id].get("loops", ()))
 
     # -- export ----------------------------------------------------------------
     def to_json(self) -> dict:

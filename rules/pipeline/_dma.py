@@ -82,7 +82,7 @@ def hbm_items(graph: KernelGraph, s: Side) -> list[Value] | None:
     if s.node_id == s.base_id:
         return []
     data = graph.attrs(s.node_id)
-    parent = [v for _, v, d in graph.g.out_edges(s.node_id, data=True) if d.get("kind") == "view_of"]
+    parent = [v for _, v, _d in graph.edges_of(s.node_id, "view_of")]
     if not parent or parent[0] != s.base_id:
         return None
     items = data.get("index_v")

@@ -100,7 +100,7 @@ def steps(graph: KernelGraph, node_id: str, loop: Loop) -> list[Step] | None:
     items = data.get("index_v")
     if items is None:
         return None
-    parent = [v for _, v, d in graph.g.out_edges(node_id, data=True) if d.get("kind") == "view_of"]
+    parent = [v for _, v, _d in graph.edges_of(node_id, "view_of")]
     if not parent or graph.attrs(parent[0]).get("kind") != "tensor":
         return None
     base = graph.attrs(parent[0])

@@ -73,7 +73,7 @@ def mentioned_syms(graph, node_id: str) -> set:
             break
         syms_of(data.get("index_v"), out)
         syms_of(list((data.get("ap_v") or {}).values()), out)
-        nxt = [v for _, v, d in graph.g.out_edges(node_id, data=True) if d.get("kind") == "view_of"]
+        nxt = [v for _, v, _d in graph.edges_of(node_id, "view_of")]
         if not nxt:
             break
         node_id = nxt[0]
@@ -114,7 +114,7 @@ def indirect(graph, node_id: str) -> bool:
         values = list(data.get("index_v") or []) + list((data.get("ap_v") or {}).values())
         if any(isinstance(v, dma.TensorV) for v in values):
             return True
-        nxt = [v for _, v, d in graph.g.out_edges(node_id, data=True) if d.get("kind") == "view_of"]
+        nxt = [v for _, v, _d in graph.edges_of(node_id, "view_of")]
         if not nxt:
             return False
         node_id = nxt[0]

@@ -36,7 +36,7 @@ def _block(graph: KernelGraph, node_id: str, loop: Loop) -> tuple | None:
     data = graph.attrs(node_id)
     if data.get("kind") != "view" or data.get("index_v") is None or loop.sym is None:
         return None
-    parent = [v for _, v, d in graph.g.out_edges(node_id, data=True) if d.get("kind") == "view_of"]
+    parent = [v for _, v, _d in graph.edges_of(node_id, "view_of")]
     if not parent or graph.attrs(parent[0]).get("kind") != "tensor":
         return None
     shape = graph.attrs(parent[0]).get("shape_v")
@@ -68,7 +68,7 @@ def _merged(graph: KernelGraph, node_id: str) -> bool:
             return False
         if data.get("phi"):
             return True
-        nxt = [v for _, v, d in graph.g.out_edges(node_id, data=True) if d.get("kind") == "view_of"]
+        nxt = [v for _, v, _d in graph.edges_of(node_id, "view_of")]
         if len(nxt) != 1:
             return len(nxt) > 1
         node_id = nxt[0]

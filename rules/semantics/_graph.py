@@ -42,12 +42,10 @@ def index_elements(sub: ast.Subscript) -> list[ast.AST]:
 def ops_on_view(graph: KernelGraph, view_id: str) -> list[tuple[str, dict, str]]:
     """(op id, op data, 'reads' | 'writes') of the ops using a view directly."""
     out = []
-    for _, op_id, d in graph.g.out_edges(view_id, data=True):
-        if d.get("kind") == "reads":
-            out.append((op_id, graph.attrs(op_id), "reads"))
-    for op_id, _, d in graph.g.in_edges(view_id, data=True):
-        if d.get("kind") == "writes":
-            out.append((op_id, graph.attrs(op_id), "writes"))
+    for _, op_id, _d in graph.edges_of(view_id, "reads"):
+        out.append((op_id, graph.attrs(op_id), "reads"))
+    for op_id, _, _d in graph.edges_of(view_id, "writes", out=False):
+        out.append((op_id, graph.attrs(op_id), "writes"))
     return out
 
 
@@ -89,6 +87,6 @@ def trusted_shape(ref: q.NodeRef) -> bool:
         short = api.rpartition(".")[2]
         if api.startswith("nki.language.") and short in _ELEMENTWISE:
             return True
-        producers = [u for u, _, d in ref.graph.g.in_edges(ref.node_id, data=True) if d.get("kind") == "writes"]
+        producers = [u for u, _, _d in ref.graph.edges_of(ref.node_id, "writes", out=False)]
         return any(ref.graph.attrs(p).get("operator") for p in producers)
     return False

@@ -182,12 +182,11 @@ path — or initialize it outside the loop.
         for ref in refs:
             g = ref.graph
             for nid in g.views_of(ref.node_id) + [ref.node_id]:
-                for _, op_id, d in g.g.out_edges(nid, data=True):
-                    if d.get("kind") == "reads":
-                        op = g.attrs(op_id)
-                        if d.get("param") not in READ_ONLY_PARAMS or not str(op.get("api", "")).startswith(
-                                ("nki.language.", "nki.isa.")):
-                            return None  # an unmodelled use might write it
+                for _, op_id, d in g.edges_of(nid, "reads"):
+                    op = g.attrs(op_id)
+                    if d.get("param") not in READ_ONLY_PARAMS or not str(op.get("api", "")).startswith(
+                            ("nki.language.", "nki.isa.")):
+                        return None  # an unmodelled use might write it
             all_writes.extend((ref, op_id) for op_id in dataflow.stores(g, ref.node_id))
         if not all_writes:
             return "never written"

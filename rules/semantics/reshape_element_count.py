@@ -82,7 +82,7 @@ element count, or slice the tensor before reshaping it.
             for view_id, view in graph.views():
                 if view.get("index") != ".reshape(...)" or view.get("conditional"):
                     continue
-                bases = [v for _, v, d in graph.g.out_edges(view_id, data=True) if d.get("kind") == "view_of"]
+                bases = [v for _, v, _d in graph.edges_of(view_id, "view_of")]
                 if len(bases) != 1 or not shape_trusted(graph, bases[0]):
                     continue
                 if in_dead_loop(graph, view.get("loops", ())):

@@ -222,7 +222,7 @@ the 0.2+ slice constraints.
             if model.legacy and any(kw.arg == "mask" for o in ops_on_view(graph, view_id)
                                     for kw in getattr(o[1].get("call"), "keywords", []) or []):
                 continue
-            base_nodes = [v for _, v, d in graph.g.out_edges(view_id, data=True) if d.get("kind") == "view_of"]
+            base_nodes = [v for _, v, _d in graph.edges_of(view_id, "view_of")]
             if not base_nodes:
                 continue
             if not shape_trusted(graph, base_nodes[0]):

@@ -120,7 +120,7 @@ indexing expects.
                 items = view.get("index_v")
                 if not items:
                     continue
-                bases = [v for _, v, d in graph.g.out_edges(view_id, data=True) if d.get("kind") == "view_of"]
+                bases = [v for _, v, _d in graph.edges_of(view_id, "view_of")]
                 if len(bases) != 1:
                     continue
                 shape = graph.attrs(bases[0]).get("shape_v")
