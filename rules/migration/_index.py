@@ -18,16 +18,20 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from nkilint import astwalk
 from nkilint.context import RuleContext
 from nkilint.findings import Level, Span
 from nkilint.model.analysis import Analysis
 from nkilint.model.bindings import Gen, Qual
+from nkilint.model.scopes import Scopes
 from nkilint.model.kernels import ROOT_DECORATORS, module_aliases, resolve_decorator
 from nkilint.releases import FACTS, FactStatus, Release, Status, release_of_nki
 from nkilint.versions import V0_1, V0_2, NkiVersion
 
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_SCOPED = FUNCS + (ast.Lambda,)
+_UNSET = object()
 LEVEL_OF = {Status.ALLOWED: None, Status.NOTE: Level.NOTE, Status.WARNING: Level.WARNING, Status.ERROR: Level.ERROR}
 
 
@@ -60,10 +64,16 @@ class NameIndex(Analysis):
         self.bindings = model.bindings
         self.version: NkiVersion = model.version
         self.release: Release = model.release or release_of_nki(model.version)
-        self.parents: dict[int, ast.AST] = {}
         self.body_func: dict[int, ast.AST | None] = {}
-        self.nodes: list[ast.AST] = []
-        self._walk()
+        index = model.analysis(Scopes).file
+        if index.tree is self.tree:
+            # The file's shared node list and parent map (other analyses build
+            # them anyway); the function of a node is found on demand.
+            self.nodes: list[ast.AST] = index.nodes
+            self.parents: dict[int, ast.AST] = index.parents
+        else:
+            self.nodes, self.parents = [], {}
+            self._walk()
         self.calls = [n for n in self.nodes if isinstance(n, ast.Call)]
         self.uses: list[NameUse] = []
         self.loads: dict[str, list[ast.Name]] = {}
@@ -95,30 +105,25 @@ class NameIndex(Analysis):
         loop avoids ast.iter_child_nodes' generator overhead (big files)."""
         parents, body_func, nodes = self.parents, self.body_func, self.nodes
         scoped = FUNCS + (ast.Lambda,)
-        AST = ast.AST
         stack: list[tuple[ast.AST, ast.AST | None]] = [(self.tree, None)]
         pop, push = stack.pop, stack.append
         while stack:
             node, fn = pop()
             nodes.append(node)
-            body_ids: set[int] = set()
+            children = astwalk.child_nodes(node)  # field order, as the stack expects
             if isinstance(node, scoped):
                 body = node.body if isinstance(node.body, list) else [node.body]
                 body_ids = {id(b) for b in body}
-            for name in node._fields:
-                value = getattr(node, name, None)
-                if isinstance(value, list):
-                    for child in value:
-                        if isinstance(child, AST):
-                            child_fn = node if id(child) in body_ids else fn
-                            parents[id(child)] = node
-                            body_func[id(child)] = child_fn
-                            push((child, child_fn))
-                elif isinstance(value, AST):
-                    child_fn = node if id(value) in body_ids else fn
-                    parents[id(value)] = node
-                    body_func[id(value)] = child_fn
-                    push((value, child_fn))
+                for child in children:
+                    child_fn = node if id(child) in body_ids else fn
+                    parents[id(child)] = node
+                    body_func[id(child)] = child_fn
+                    push((child, child_fn))
+            else:
+                for child in children:
+                    parents[id(child)] = node
+                    body_func[id(child)] = fn
+                    push((child, fn))
 
     # -- text ---------------------------------------------------------------
     def text(self, node: ast.AST) -> str:
@@ -129,8 +134,35 @@ class NameIndex(Analysis):
 
     # -- structure ------------------------------------------------------------
     def function_of(self, node: ast.AST) -> ast.AST | None:
-        """The innermost function whose body contains ``node``."""
-        return self.body_func.get(id(node))
+        """The innermost function whose body contains ``node`` (decorators,
+        defaults and annotations belong to the enclosing scope)."""
+        known = self.body_func
+        hit = known.get(id(node), _UNSET)
+        if hit is not _UNSET:
+            return hit
+        # Up the parents until a function whose body holds the path, or a node
+        # whose answer is known; every node on the way has the same answer.
+        path: list[int] = []
+        cur = node
+        fn: ast.AST | None = None
+        while True:
+            hit = known.get(id(cur), _UNSET)
+            if hit is not _UNSET:
+                fn = hit
+                break
+            path.append(id(cur))
+            parent = self.parents.get(id(cur))
+            if parent is None:
+                break
+            if isinstance(parent, _SCOPED):
+                body = parent.body if isinstance(parent.body, list) else [parent.body]
+                if any(b is cur for b in body):
+                    fn = parent
+                    break
+            cur = parent
+        for key in path:
+            known[key] = fn
+        return fn
 
     def call_of(self, node: ast.AST) -> ast.Call | None:
         """The call whose callee is ``node``."""
