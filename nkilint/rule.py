@@ -86,6 +86,7 @@ class Example:
     nki_version: str | None = None
     target: str | None = None
     filename: str = "kernel.py"
+    sdk: str | None = None  # a Neuron SDK release ("2.24") as target, for release-dependent levels
     fixed: str | None = None
     unsafe_fixes: bool = False
     files: tuple[tuple[str, str], ...] = ()

@@ -30,6 +30,12 @@ class ExampleOutcome:
 
 
 def _settings(example: Example, root: Path) -> Settings:
+    if example.sdk is not None:
+        from .releases.table import parse_release
+
+        release = parse_release(example.sdk)
+        return Settings(root=root, target_name=example.target or "trn2", release=release,
+                        nki_version=release.nki, nki_version_explicit=True)
     version = NkiVersion.parse(example.nki_version) if example.nki_version else LATEST
     return Settings(
         root=root,

@@ -37,6 +37,12 @@ SBUF/PSUM tensors must be the partition dimension", legacy
 the target release (release fact `block-dimension`): nothing up to SDK
 2.22, a warning at 2.23 and 2.24, an error from 2.25.
 
+Where block tensors still compile (up to SDK 2.24), such a tensor passed
+whole to a compute API (`nl.add(blocks, 32)`) is an error of its own: an
+operand must be a tile whose first dimension is the partition dimension
+(`err_failed_to_infer_tile_from_local_tensor`); index one block,
+`blocks[i]`. From 2.25 the allocation is the error and the only report.
+
 **Fix:** allocate one tile per block (a list of tiles, or allocate inside
 the loop), or fold the block into a free dimension: `(8, par_dim(128), 512)`
 becomes `(128, 8, 512)`. In `nki.*` code drop `par_dim` and write the
@@ -46,6 +52,7 @@ partition size as the first dimension.
         "aws-neuron-sdk nki/migration/index.rst (removing block dimensions)",
         "aws-neuron-sdk about-neuron/announcements/neuron2.x/announce-eos-block-dimension-nki.rst",
         f"{LEGACY_ERRORS} (err_leading_dimension_of_tensor_must_be_partition)",
+        f"{LEGACY_ERRORS} (err_failed_to_infer_tile_from_local_tensor)",
     )
     examples = (
         invalid(
@@ -88,6 +95,41 @@ partition size as the first dimension.
             """,
             title="legacy API: par_dim first is fine",
         ),
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def kernel(a):
+                out = nl.ndarray((8, 8), dtype=nl.float32, buffer=nl.shared_hbm)
+                blocks = nl.zeros((4, nl.par_dim(8), 8), dtype=nl.float32, buffer=nl.sbuf)
+                c = nl.add(blocks, 32)
+                nl.store(out, value=c[0])
+                return out
+            """,
+            lines=[8],
+            sdk="2.22",
+            title="SDK 2.22 (block dimensions allowed): the block tensor passed whole to nl.add",
+        ),
+        valid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def kernel(a):
+                out = nl.ndarray((8, 8), dtype=nl.float32, buffer=nl.shared_hbm)
+                blocks = nl.zeros((4, nl.par_dim(8), 8), dtype=nl.float32, buffer=nl.sbuf)
+                c = nl.ndarray((4, nl.par_dim(8), 8), dtype=nl.float32, buffer=nl.sbuf)
+                for i in range(4):
+                    c[i] = nl.add(blocks[i], 32)
+                nl.store(out, value=c[0])
+                return out
+            """,
+            sdk="2.22",
+            title="SDK 2.22: each block indexed, a tile with the partition dimension first",
+        ),
         valid(
             """
             import nki
@@ -124,6 +166,10 @@ partition size as the first dimension.
         # Block dimensions: a compiler warning from SDK 2.23, an error from
         # 2.25 (release fact "block-dimension").
         block = FACTS.status("block-dimension", ctx.release)
+        if block.status is not ERROR:
+            # Where block tensors still compile, one passed whole to a compute
+            # API is the fault (from 2.25 the allocation is, reported below).
+            _report_whole_block_operands(model, reporter)
         if block.status is ALLOWED:
             return
         if block.status is ERROR:
@@ -151,5 +197,39 @@ partition size as the first dimension.
                 level=level,
                 hint="allocate one tile per block (a list, or inside the loop), or fold the block into a free "
                 "dimension: (P, B, F)",
+                kernel=t.kernel.name,
+            )
+
+
+# Calls that move data (a whole block tensor may be a DMA's source or
+# destination); every other nki.language / nki.isa call computes on tiles.
+_TRANSFERS = frozenset({"load", "store", "dma_copy", "load_transpose2d", "ndarray", "zeros", "ones", "full", "empty"})
+
+
+def _report_whole_block_operands(model, reporter: Reporter) -> None:
+    """A legacy tensor with block dimensions in front of its partition
+    dimension read whole by a compute API: the frontend cannot make a tile
+    of it (err_failed_to_infer_tile_from_local_tensor)."""
+    for t in tensors(model, buffers=ON_CHIP, origins=("alloc",)):
+        axis = t.partition_axis
+        if axis <= 0:
+            continue
+        graph = t.graph
+        for _, op_id, _edge in graph.edges_of(t.id, "reads"):
+            op = graph.attrs(op_id)
+            api = str(op.get("api") or "")
+            short = api.rsplit(".", 1)[-1]
+            if not api.startswith(("nki.language.", "nki.isa.")) or short in _TRANSFERS:
+                continue
+            site = op.get("site")
+            if site is None or not model.in_this_file(site):
+                continue
+            reporter.at_site(
+                site,
+                f"`{t.name}` is passed whole to {short}(...), but it has block dimensions in front of its "
+                f"partition dimension (par_dim at dimension {axis}): a compute API takes tiles whose first "
+                f"dimension is the partition dimension (err_failed_to_infer_tile_from_local_tensor)",
+                level=Level.ERROR,
+                hint=f"index one block (`{t.name}[i]`, partition dimension first) and loop over the blocks",
                 kernel=t.kernel.name,
             )
