@@ -91,6 +91,9 @@ def _scalar_result(left: Value, right: Value, comparison: bool = False) -> Scala
 
 
 
+# builtins.<name> for each builtin read (Quals are immutable: shared).
+_BUILTIN_QUALS: dict[str, Qual] = {}
+
 # The axes of an nl.mgrid grid by attribute: p (partition), then x, y, z.
 _GRID_AXES = {"p": 0, "x": 1, "y": 2, "z": 3}
 
@@ -140,7 +143,10 @@ class ExpressionsMixin:
         if qual is not None:
             return self._api_value(qual)
         if name in _BUILTINS:
-            return ApiRef(Qual(f"builtins.{name}", Gen.OTHER), label=name)
+            qual = _BUILTIN_QUALS.get(name)
+            if qual is None:
+                qual = _BUILTIN_QUALS[name] = Qual(f"builtins.{name}", Gen.OTHER)
+            return ApiRef(qual, label=name)
         for star in frame.module.bindings.star_modules:
             if self._rec:
                 self._log.append(("x",))  # star imports: not recorded as reads
