@@ -21,6 +21,8 @@ from typing import Any, Iterator
 from .dtypes import DTYPE_BYTES
 from .values import Const, DType, Int, Value, const_int, describe, int_bounds
 
+_NO_EDGES: dict = {}
+
 # Memory families of a tensor node's "buffer" attribute.
 ON_CHIP = ("sbuf", "psum")
 HBM = ("hbm", "shared_hbm", "private_hbm")
@@ -221,22 +223,25 @@ class KernelGraph:
     # -- queries --------------------------------------------------------------
     def seq(self, node_id: str) -> int:
         """The node's position in creation order."""
-        return self.g.nodes[node_id]["seq"]
+        return self.g._node[node_id]["seq"]
 
     def nodes(self, kind: str) -> Iterator[tuple[str, dict]]:
-        attrs = self.g.nodes
+        attrs = self.g._node
         for node_id in self._by_kind.get(kind, ()):
             yield node_id, attrs[node_id]
 
     # Edges of one node straight from the adjacency (the same order as
     # out_edges/in_edges(data=True), without building a view per call).
+    # The graph's own dicts (_node, _succ, _pred) are read directly: the
+    # public views wrap every lookup in view objects, and the model asks for
+    # node attributes about a million times per nki-library run.
     def _out(self, node_id: str) -> Iterator[tuple[str, dict]]:
-        for v, keyed in self.g.succ.get(node_id, {}).items():
+        for v, keyed in self.g._succ.get(node_id, _NO_EDGES).items():
             for d in keyed.values():
                 yield v, d
 
     def _in(self, node_id: str) -> Iterator[tuple[str, dict]]:
-        for u, keyed in self.g.pred.get(node_id, {}).items():
+        for u, keyed in self.g._pred.get(node_id, _NO_EDGES).items():
             for d in keyed.values():
                 yield u, d
 
@@ -253,7 +258,7 @@ class KernelGraph:
         return self.nodes("view")
 
     def attrs(self, node_id: str) -> dict:
-        return self.g.nodes[node_id]
+        return self.g._node[node_id]
 
     def edges_of(self, node_id: str, kind: str, out: bool = True) -> list[tuple[str, str, dict]]:
         if out:
@@ -270,7 +275,7 @@ class KernelGraph:
     def base_tensor(self, node_id: str) -> str:
         """The tensor a view (of a view ...) refers to."""
         seen = 0
-        while self.g.nodes[node_id].get("kind") == "view" and seen < 64:
+        while self.g._node[node_id].get("kind") == "view" and seen < 64:
             nxt = [v for v, d in self._out(node_id) if d.get("kind") == "view_of"]
             if not nxt:
                 break
@@ -313,7 +318,7 @@ class KernelGraph:
         return out
 
     def loop_chain(self, node_id: str) -> tuple[str, ...]:
-        return tuple(self.g.nodes[node_id].get("loops", ()))
+        return tuple(self.g._node[node_id].get("loops", ()))
 
     # -- export ----------------------------------------------------------------
     def to_json(self) -> dict:
