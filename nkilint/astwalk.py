@@ -24,6 +24,34 @@ _AST = ast.AST
 # Node class -> function appending its child nodes to a list.
 _APPENDERS: dict[type, Callable[[ast.AST, list], None]] = {}
 
+# Fields that never hold a node in a parsed tree (identifiers, constants,
+# flags, type comments): the generated appenders do not look at them. Name,
+# Constant, Attribute, keyword and arg are most of a tree's nodes, and their
+# identifier fields were half of the work of walking them.
+_NOT_NODES: dict[str, frozenset[str]] = {
+    "Name": frozenset({"id"}),
+    "Attribute": frozenset({"attr"}),
+    "Constant": frozenset({"value", "kind"}),
+    "keyword": frozenset({"arg"}),
+    "arg": frozenset({"arg", "type_comment"}),
+    "alias": frozenset({"name", "asname"}),
+    "ImportFrom": frozenset({"module", "level"}),
+    "FunctionDef": frozenset({"name", "type_comment"}),
+    "AsyncFunctionDef": frozenset({"name", "type_comment"}),
+    "ClassDef": frozenset({"name"}),
+    "Global": frozenset({"names"}),
+    "Nonlocal": frozenset({"names"}),
+    "ExceptHandler": frozenset({"name"}),
+    "Assign": frozenset({"type_comment"}),
+    "For": frozenset({"type_comment"}),
+    "AsyncFor": frozenset({"type_comment"}),
+    "With": frozenset({"type_comment"}),
+    "AsyncWith": frozenset({"type_comment"}),
+    "AnnAssign": frozenset({"simple"}),
+    "FormattedValue": frozenset({"conversion"}),
+    "comprehension": frozenset({"is_async"}),
+}
+
 
 def _appender(cls: type) -> Callable[[ast.AST, list], None]:
     """Generate the child appender of ``cls`` from its ``_fields`` (the
@@ -42,7 +70,11 @@ def _appender(cls: type) -> Callable[[ast.AST, list], None]:
         _APPENDERS[cls] = generic
         return generic
     lines = ["def append_children(node, out):", "    add = out.append"]
+    # Only for the ast module's own classes: a subclass may store nodes anywhere.
+    skip = _NOT_NODES.get(cls.__name__, frozenset()) if cls.__module__ == "ast" else frozenset()
     for name in fields:
+        if name in skip:
+            continue
         lines += [
             f"    value = getattr(node, {name!r}, None)",
             "    if isinstance(value, list):",

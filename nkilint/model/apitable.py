@@ -121,6 +121,9 @@ class ApiTable:
         assert release is not None
         self.release = release
         self.modules: dict[str, dict] = release["modules"]
+        # name -> its Signature (frozen, so shared): the interpreter and the
+        # rules ask for the same few hundred names tens of thousands of times.
+        self._signatures: dict[str, Signature | None] = {}
 
     @property
     def sdk(self) -> str:
@@ -179,6 +182,14 @@ class ApiTable:
         )
 
     def signature(self, name: str) -> Signature | None:
+        try:
+            return self._signatures[name]
+        except KeyError:
+            pass
+        sig = self._signatures[name] = self._signature(name)
+        return sig
+
+    def _signature(self, name: str) -> Signature | None:
         split = self._split(name)
         if split is None:
             return None

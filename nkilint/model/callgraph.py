@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Iterable
 from .. import astwalk
 from ..safefs import read_bytes_capped
 from ..source import SourceError, decode_source
-from .kernels import LAUNCHERS, ROOT_DECORATORS, find_kernels, module_aliases, resolve_decorator
+from .kernels import LAUNCHERS, ROOT_DECORATORS, module_aliases, module_kernels, resolve_decorator
 from .project import MAX_MODULE_BYTES
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -288,7 +288,7 @@ def _device_functions(info: "ModuleInfo") -> set[int]:
     (decorated or launched kernels and functions that call NKI device APIs),
     and the functions nested in them."""
     out: set[int] = set()
-    for cand in find_kernels(info.tree, info.bindings, info.source.text, info.source.nodes):
+    for cand in module_kernels(info):
         for sub in astwalk.walk(cand.node):
             if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 out.add(id(sub))

@@ -21,6 +21,8 @@ from typing import Any, Iterator
 from .dtypes import DTYPE_BYTES
 from .values import Const, DType, Int, Value, const_int, describe, int_bounds
 
+_NO_EDGES: dict = {}
+
 # Memory families of a tensor node's "buffer" attribute.
 ON_CHIP = ("sbuf", "psum")
 HBM = ("hbm", "shared_hbm", "private_hbm")
@@ -144,9 +146,6 @@ def dim_json(v: Value | None) -> Any:
     return {"expr": describe(v)}
 
 
-_NO_EDGES: dict = {}  # the adjacency of a node with no edges (never written)
-
-
 class KernelGraph:
     def __init__(self, name: str, file: str) -> None:
         self.name = name
@@ -235,12 +234,15 @@ class KernelGraph:
         return self._node_attrs[node_id]["seq"]
 
     def nodes(self, kind: str) -> Iterator[tuple[str, dict]]:
-        attrs = self.g.nodes
+        attrs = self._node_attrs
         for node_id in self._by_kind.get(kind, ()):
             yield node_id, attrs[node_id]
 
     # Edges of one node straight from the adjacency (the same order as
     # out_edges/in_edges(data=True), without building a view per call).
+    # The graph's own dicts (_node, _succ, _pred) are read directly: the
+    # public views wrap every lookup in view objects, and the model asks for
+    # node attributes about a million times per nki-library run.
     def _out(self, node_id: str) -> Iterator[tuple[str, dict]]:
         for v, keyed in self._succ.get(node_id, _NO_EDGES).items():
             for d in keyed.values():

@@ -198,3 +198,12 @@ def find_kernels(
             out.append(KernelCandidate(fn, "probable", why, None, cls))
     out.sort(key=lambda k: (k.node.lineno, k.node.col_offset))
     return out
+
+
+def module_kernels(info) -> list[KernelCandidate]:
+    """``find_kernels`` of a project module (``ModuleInfo``), found once per
+    module: the file's own analysis and the project's kernel index both ask."""
+    found = info.__dict__.get("_kernel_candidates")
+    if found is None:
+        found = info._kernel_candidates = find_kernels(info.tree, info.bindings, info.source.text, info.source.nodes)
+    return list(found)

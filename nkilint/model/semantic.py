@@ -24,7 +24,7 @@ from .callgraph import SUBKERNEL, kernel_calls
 from .graph import KernelGraph, Site
 from .interp import Budget, Interpreter, InterpStats
 from .interp.state import FILE_STEPS, _TensorWithShapeObj
-from .kernels import KernelCandidate, find_kernels
+from .kernels import KernelCandidate, module_kernels
 from .launches import Launch, find_launches
 from .project_launches import project_launches
 from .project import ModuleInfo, Project
@@ -263,7 +263,7 @@ def analyze_file(source: SourceFile, project: Project | None, target: Target, ve
     dialect = bindings.dialect
     model = FileModel(source, module, bindings, dialect, version, target, release=release)
     legacy = model.legacy
-    candidates = find_kernels(module.tree, bindings, module.source.text, module.source.nodes)
+    candidates = module_kernels(module)
     visited: set[int] = set()
     roots = [c for c in candidates if c.kind == "root"]
     probable = [c for c in candidates if c.kind == "probable"]

@@ -91,6 +91,12 @@ def _scalar_result(left: Value, right: Value, comparison: bool = False) -> Scala
 
 
 
+# Integer literals smaller than this in magnitude are far under MAX_INT_BITS.
+_SMALL_LITERAL = 1 << 62
+
+# builtins.<name> for each builtin read (Quals are immutable: shared).
+_BUILTIN_QUALS: dict[str, Qual] = {}
+
 # The axes of an nl.mgrid grid by attribute: p (partition), then x, y, z.
 _GRID_AXES = {"p": 0, "x": 1, "y": 2, "z": 3}
 
@@ -112,13 +118,23 @@ class ExpressionsMixin:
         return method(self, node, frame)
 
     def _ev_Constant(self, node: ast.Constant, frame: Frame) -> Value:
-        if isinstance(node.value, int) and int_bits(node.value) > MAX_INT_BITS:
+        value = node.value
+        # A literal under 2**62 needs no bit count (hot: every literal).
+        if isinstance(value, int) and not -_SMALL_LITERAL < value < _SMALL_LITERAL and int_bits(value) > MAX_INT_BITS:
             return Int(sym=Sym("value"), reason=f"an integer literal over {MAX_INT_BITS} bits (not folded)")
-        return Const(node.value, label=None)
+        return Const(value, label=None)
 
     def _ev_Name(self, node: ast.Name, frame: Frame) -> Value:
-        value = self.lookup(node.id, frame)
-        return value
+        # Hot path, lookup's first loop inline: a name bound in a frame.
+        name = node.id
+        f: Frame | None = frame
+        while f is not None:
+            if name in f.vars:
+                if self._rec and f.func == "<defaults>":
+                    break  # lookup records the read
+                return f.vars[name]
+            f = f.parent
+        return self.lookup(name, frame)
 
     def lookup(self, name: str, frame: Frame) -> Value:
         f: Frame | None = frame
@@ -140,7 +156,10 @@ class ExpressionsMixin:
         if qual is not None:
             return self._api_value(qual)
         if name in _BUILTINS:
-            return ApiRef(Qual(f"builtins.{name}", Gen.OTHER), label=name)
+            qual = _BUILTIN_QUALS.get(name)
+            if qual is None:
+                qual = _BUILTIN_QUALS[name] = Qual(f"builtins.{name}", Gen.OTHER)
+            return ApiRef(qual, label=name)
         for star in frame.module.bindings.star_modules:
             if self._rec:
                 self._log.append(("x",))  # star imports: not recorded as reads
