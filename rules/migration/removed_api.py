@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from nkilint.findings import Level
 from nkilint.model.bindings import Gen
+from nkilint.releases import Status
 from nkilint.rule import invalid, valid
 from nkilint.versions import V0_2, NkiVersion
 
 from nkilint.model import api_history as api
 from ._base import API_TABLE, MIGRATION_GUIDE, RELEASE_NOTES, Issues, MigrationRule, first_missing_version, short
-from ._index import NameIndex
+from ._index import LEVEL_OF, NameIndex
 from ._names import NameFact, NameFacts
 
 
@@ -35,7 +36,8 @@ that removed it and its replacement. The main groups:
   `static_cast`, `gemm_grid`, `spmd_dim`, `nl.nc`), `nisa.builtin_custom_op`;
 * launchers and tools: `nki.baremetal`, `nki.benchmark`, `nki.profile`,
   `nki.simulate_kernel`, `nki.trace` (0.2), `torch_neuronx.nki_jit` (SDK
-  2.24), `jax_neuronx.nki_call` (SDK 2.23);
+  2.24; a warning at 2.23, which deprecated it), `jax_neuronx.nki_call`
+  (SDK 2.23; a warning at 2.22);
 * the `nki.compiler` allocation API (`sbuf.alloc`, `mod_alloc`,
   `psum.*`, `skip_middle_end_transformations`, ...) (0.2) -> `address=`;
 * `nisa.tensor_copy_dynamic_src/dst` (deprecated 0.3, removed 0.4) ->
@@ -106,6 +108,32 @@ so there is no automatic fix.
             lines=[1],
             title="torch_neuronx.nki_jit is unsupported since SDK 2.24, even for the legacy API",
             nki_version="0.1",
+        ),
+        invalid(
+            """
+            from torch_neuronx import nki_jit
+            import neuronxcc.nki.language as nl
+
+            @nki_jit
+            def kernel(a):
+                return nl.load(a)
+            """,
+            lines=[1],
+            title="SDK 2.23 deprecated torch_neuronx.nki_jit (a warning; 2.24 removed it)",
+            sdk="2.23",
+            level=Level.WARNING,
+        ),
+        valid(
+            """
+            from torch_neuronx import nki_jit
+            import neuronxcc.nki.language as nl
+
+            @nki_jit
+            def kernel(a):
+                return nl.load(a)
+            """,
+            title="SDK 2.22 still supports torch_neuronx.nki_jit",
+            sdk="2.22",
         ),
         invalid(
             """
@@ -193,10 +221,19 @@ so there is no automatic fix.
                     # The internal torch_neuronx.xla_impl.ops.nki_jit still ships
                     # (NxDI uses it at SDK 2.31); only the public alias was removed.
                     continue
-                since = "2.24" if f.name.startswith("torch") else "2.23"
-                out.add(f.node, Level.ERROR,
-                        f"{f.text} is unsupported since Neuron SDK {since} (before NKI 0.1 was frozen); the target is "
-                        f"NKI {index.version}", hint=REMOVED_HINTS[f.name], gen=f.gen)
+                fact_id = "torch-nki-jit" if f.name.startswith("torch") else "jax-nki-call"
+                status = index.fact_status(fact_id)
+                level = LEVEL_OF[status.status]
+                if level is None:
+                    continue  # the target release still supports it
+                removed = next(step for step in status.fact.steps if step.status is Status.ERROR)
+                if level is Level.ERROR:
+                    message = (f"{f.text} is unsupported since Neuron SDK {removed.since} (before NKI 0.1 was frozen); "
+                               f"the target is NKI {index.version}")
+                else:
+                    message = (f"{f.text} is deprecated since Neuron SDK {status.since.minor} and unsupported from "
+                               f"{removed.since}; the target is {index.release.label}")
+                out.add(f.node, level, message, hint=REMOVED_HINTS[f.name], gen=f.gen)
             elif f.kind == "doc-only-call":
                 cls._doc_only_call(index, out, f)
             elif f.status.earlier and not _legacy_compiler_in_host_code(index, f):
