@@ -12,6 +12,7 @@ from nkilint.model.scopes import Scopes
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
+from ._kernels import is_tensor_annotation, kernel_args
 from ._messages import ERRORS_DOC, describe, dialect
 
 
@@ -116,6 +117,44 @@ register with `nisa.register_load` and use a dynamic loop
             title="an optional tensor parameter tested for truth: fails whenever a tensor is passed",
             level=Level.WARNING,
         ),
+        invalid(
+            """
+            from typing import Optional
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+            from neuronxcc.nki.typing import tensor
+
+            @nki.jit
+            def copy_rows(a, b: Optional[tensor] = None):
+                out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+                t = nl.load(a)
+                if b:
+                    pass
+                nl.store(out, value=t)
+                return out
+            """,
+            lines=[10],
+            title="legacy: `if` on a parameter annotated Optional[tensor] (a warning: fine when None is passed)",
+            level=Level.WARNING,
+        ),
+        valid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def scale_rows(a, use_scale=True, bias=None):
+                out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+                t = nl.load(a)
+                if use_scale:
+                    t = nl.multiply(t, 2.0)
+                if bias is not None:
+                    t = nl.add(t, nl.load(bias))
+                nl.store(out, value=t)
+                return out
+            """,
+            title="`if` on a flag parameter, `is not None` on an optional tensor",
+        ),
         valid(
             """
             import neuronxcc.nki as nki
@@ -178,13 +217,16 @@ register with `nisa.register_load` and use a dynamic loop
                     if isinstance(test, (ast.BoolOp,)) or (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)):
                         continue
                     held = exprs.holds(fn, test)
+                    how = "uses as a tensor"
+                    if held is None and _tensor_param(ctx, fn, test):
+                        held, how = Holds.PARAM, "declares a tensor"  # `b: Optional[nt.tensor]`, unused so far
                     if held is None or (held is Holds.PARAM and not legacy):
                         continue
                     desc = describe(exprs, fn, test)
                     if held is Holds.PARAM:
                         reporter.at(
                             test,
-                            f"`{what}` tests kernel parameter {desc}, which the kernel uses as a tensor: when the caller "
+                            f"`{what}` tests kernel parameter {desc}, which the kernel {how}: when the caller "
                             f"passes a tensor its truth value is data, unknown when the kernel is compiled "
                             f"(err_dynamic_control_flow_not_supported / err_ambiguous_tensor_truth_value)",
                             level=Level.WARNING,
@@ -206,3 +248,11 @@ register with `nisa.register_load` and use a dynamic loop
                         "register loop (nisa.register_load + nl.while_loop)",
                     )
 
+
+
+def _tensor_param(ctx: RuleContext, fn: ast.AST, name: ast.AST) -> bool:
+    """A parameter of ``fn`` annotated as an NKI tensor (``nt.tensor``,
+    ``Optional[nt.tensor]``, ``nt.mutable_tensor``)."""
+    if not isinstance(name, ast.Name) or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    return any(arg.arg == name.id and is_tensor_annotation(ctx.bindings, arg.annotation) for arg in kernel_args(fn))
