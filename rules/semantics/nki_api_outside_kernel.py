@@ -31,7 +31,10 @@ class NkiApiOutsideKernel(Rule):
 Finds calls of `nki.language` / `nki.isa` operations that create or
 compute tensors in host code: at module level, under
 `if __name__ == "__main__":`, or in a function that launches a kernel.
-Host code may use dtypes, buffers and `nl.tile_size` constants.
+Host code may use dtypes, buffers and `nl.tile_size` constants. A
+function that calls such operations but has no `@nki.jit` (and is not
+made a kernel by assignment) and is called from module-level code is
+reported at that call: its operations run on the host.
 
 **Why on Trainium:** these operations only exist while a kernel is being
 traced; calling them from host code raises
@@ -73,6 +76,57 @@ NumPy.
             """,
             lines=[18, 21],
         ),
+        invalid(
+            """
+            import numpy as np
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            def copy_kernel(a):
+                out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+                nl.store(out, value=nl.load(a))
+                return out
+
+            if __name__ == "__main__":
+                result = copy_kernel(np.zeros((128, 128), dtype=np.float32))
+            """,
+            lines=[11],
+            title="legacy: a kernel without @nki.jit called from the host",
+        ),
+        invalid(
+            """
+            import numpy as np
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            def copy_kernel(a):
+                out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+                nisa.dma_copy(dst=out, src=a)
+                return out
+
+            result = copy_kernel(np.zeros((128, 128), dtype=np.float32))
+            """,
+            lines=[11],
+            title="current API: the same at module level",
+        ),
+        valid(
+            """
+            import numpy as np
+            import nki
+            import nki.language as nl
+            import nki.isa as nisa
+
+            def copy_kernel(a):
+                out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+                nisa.dma_copy(dst=out, src=a)
+                return out
+
+            copy_kernel = nki.jit(copy_kernel)
+            result = copy_kernel(np.zeros((128, 128), dtype=np.float32))
+            """,
+            title="decorated by assignment before the host calls it",
+        ),
         valid(
             """
             import numpy as np
@@ -104,6 +158,7 @@ NumPy.
         scopes, exprs = ctx.analysis(Scopes), ctx.analysis(ExprFacts)
         reporter = Reporter(ctx)
         # Module level (including `if __name__ == "__main__":` and class bodies).
+        undecorated = _undecorated_device_functions(ctx, scopes)
         stack: list[ast.AST] = list(model.module.tree.body)
         while stack:
             node = stack.pop()
@@ -113,6 +168,14 @@ NumPy.
                 name = _tensor_api(ctx, node)
                 if name is not None:
                     self._report(reporter, node, name, "at module level")
+                elif isinstance(node.func, ast.Name) and node.func.id in undecorated:
+                    fn, first = undecorated[node.func.id]
+                    reporter.at(
+                        node,
+                        f"`{fn.name}` is called from host code at module level but is not a kernel (no @nki.jit): "
+                        f"its NKI tensor APIs ({first}) then run outside a kernel (err_nki_api_outside_of_nki_kernel)",
+                        hint=f"decorate `{fn.name}` with @nki.jit, or launch it through a kernel",
+                    )
             stack.extend(astwalk.child_nodes(node))
         # Host functions: they launch a kernel through a launcher and are not device code themselves.
         for fn in scopes.functions():
@@ -151,6 +214,30 @@ def _tensor_api(ctx: RuleContext, call: ast.Call) -> str | None:
     if info.module == "nki.language" and info.short in ("device_print", "static_cast"):
         return None  # static_cast converts host arrays too (legacy stub: "a scalar or array")
     return qual.name
+
+
+def _undecorated_device_functions(ctx: RuleContext, scopes: Scopes) -> dict[str, tuple[ast.AST, str]]:
+    """Module-level functions without decorators that call NKI tensor APIs
+    themselves and whose name the module never rebinds (``k = nki.jit(k)``
+    makes the name a kernel): name -> (function, the first such call, as
+    ``nl.ndarray at line 8``). Calling one from module-level code runs those
+    APIs on the host."""
+    tree = ctx.model.module.tree
+    rebound = {t.id for stmt in tree.body if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+               for target in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+               for t in astwalk.walk(target) if isinstance(t, ast.Name)}
+    out: dict[str, tuple[ast.AST, str]] = {}
+    for stmt in tree.body:
+        if not isinstance(stmt, ast.FunctionDef) or stmt.decorator_list or stmt.name in rebound:
+            continue
+        for node in scopes.own_nodes(stmt):
+            if isinstance(node, ast.Call):
+                name = _tensor_api(ctx, node)
+                if name is not None:
+                    short = ("nl." if name.startswith("nki.language.") else "nisa.") + name.rpartition(".")[2]
+                    out[stmt.name] = (stmt, f"{short} at line {node.lineno}")
+                    break
+    return out
 
 
 def _launcher(ctx: RuleContext, call: ast.Call) -> bool:
