@@ -92,6 +92,22 @@ path — or initialize it outside the loop.
             title="current API: the result is computed but never copied to the output (a warning)",
             level=Level.WARNING,
         ),
+        invalid(
+            """
+            import neuronxcc.nki as nki
+            import neuronxcc.nki.language as nl
+
+            @nki.jit
+            def copy_out(tensor_in, tensor_out):
+                M = 128
+                N = M + 1
+                for i in nl.affine_range(M // N):
+                    a = nl.load(tensor_in)
+                    nl.store(tensor_out, value=a)
+            """,
+            lines=[5],
+            title="legacy output parameter stored to only in a loop of M // N = 0 iterations",
+        ),
         valid(
             """
             import neuronxcc.nki as nki
@@ -174,6 +190,26 @@ path — or initialize it outside the loop.
                     hint="store to it, or drop the nt.mutable_tensor annotation",
                     kernel=kernel.name,
                 )
+            # Legacy output parameters (`def k(tensor_in, tensor_out)`): a parameter the kernel stores
+            # to, whose every store sits in a loop that never runs.
+            if legacy:
+                stored = _store_destinations(model, scopes, fn)
+                for arg in kernel_args(fn):
+                    if arg.arg not in stored or is_mutable_annotation(model.bindings, arg.annotation) \
+                            or self._escapes(ctx, fn, scope, arg.arg):
+                        continue
+                    refs = [r for r in exprs.param_tensors.get(id(arg), []) if r.kernel is kernel]
+                    problem = self._problem(model, refs) if refs else None
+                    if problem is None or not problem.startswith("only written inside"):
+                        continue
+                    reporter.at(
+                        arg,
+                        f"output parameter `{arg.arg}` of `{kernel.name}` is {problem} "
+                        f"(err_tensor_output_not_written_to)",
+                        hint="fix the range expression (M // N is 0 when N > M; use math.ceil with a mask), or "
+                        "store a default value to the whole output outside the loop",
+                        kernel=kernel.name,
+                    )
 
     @staticmethod
     def _problem(model, refs: list[q.NodeRef]) -> str | None:
@@ -250,3 +286,21 @@ path — or initialize it outside the loop.
                     return True
         return False
 
+
+
+def _store_destinations(model, scopes, fn) -> set[str]:
+    """Names the function's own ``nl.store(dst, ...)`` calls write (the root
+    name of ``dst``)."""
+    out: set[str] = set()
+    for node in scopes.own_nodes(fn):
+        if not isinstance(node, ast.Call):
+            continue
+        qual = model.bindings.resolve_nki(node.func)
+        if qual is None or qual.name != "nki.language.store":
+            continue
+        dst = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "dst"), None)
+        while isinstance(dst, (ast.Subscript, ast.Attribute)):
+            dst = dst.value
+        if isinstance(dst, ast.Name):
+            out.add(dst.id)
+    return out
