@@ -97,6 +97,8 @@ class FileModel:
     # newest release of ``version``.
     release: Any = None
     _analyses: AnalysisCache = field(default_factory=AnalysisCache, repr=False, compare=False)
+    # Site.file -> whether it names this file (rules ask for every node).
+    _in_file: dict[str, bool] = field(default_factory=dict, repr=False, compare=False)
 
     def analysis(self, cls: type[A]) -> A:
         """A per-file analysis (``nkilint.model.analysis``), computed on first
@@ -129,7 +131,12 @@ class FileModel:
         return id(node) in self.device_function_ids
 
     def in_this_file(self, site: Site | None) -> bool:
-        return site is not None and Path(site.file) == self.module.path
+        if site is None:
+            return False
+        hit = self._in_file.get(site.file)
+        if hit is None:
+            hit = self._in_file[site.file] = Path(site.file) == self.module.path
+        return hit
 
     def in_linted_tree(self, file: str) -> bool:
         """The file is under the project's scan roots (the tree being
