@@ -411,11 +411,25 @@ def _enum_test(test: ast.AST) -> tuple[str, str] | None:
     return ast.dump(test.left), enum
 
 
+# The node types _bound_names looks at; any other node only leads to its
+# children (most of a statement's nodes: checked by exact type first).
+_BINDING_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, *COMPREHENSIONS, ast.Name,
+                  ast.Import, ast.ImportFrom, ast.ExceptHandler)
+_PASS_THROUGH: dict[type, bool] = {}
+
+
 def _bound_names(stmt: ast.AST) -> Iterator[str]:
     """Names a statement binds in its own scope (nested scopes left out)."""
     stack = [stmt]
+    child_nodes = astwalk.child_nodes
     while stack:
         node = stack.pop()
+        plain = _PASS_THROUGH.get(node.__class__)
+        if plain is None:
+            plain = _PASS_THROUGH[node.__class__] = not issubclass(node.__class__, _BINDING_TYPES)
+        if plain:
+            stack.extend(child_nodes(node))
+            continue
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             yield node.name
             stack.extend(node.decorator_list)
