@@ -87,11 +87,25 @@ class GpuNames(Analysis):
         return (hit for hit in self.host_hits if hit.gpu.category in categories)
 
 
+# The node types bound_names reads; a node of any other class binds nothing
+# (decided once per class: most nodes of a file are loads, calls, constants).
+_BINDING_TYPES = (ast.Name, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.arg, ast.Import, ast.ImportFrom,
+                  ast.Global, ast.Nonlocal, ast.ExceptHandler)
+_BINDS_NOTHING: dict[type, bool] = {}
+
+
 def bound_names(nodes: list[ast.AST]) -> set[str]:
     """Every identifier bound anywhere among the nodes (assignments,
     parameters, definitions, imports, global declarations, handlers)."""
     out: set[str] = set()
+    plain_classes = _BINDS_NOTHING
     for node in nodes:
+        cls = node.__class__
+        plain = plain_classes.get(cls)
+        if plain is None:
+            plain = plain_classes[cls] = not issubclass(cls, _BINDING_TYPES)
+        if plain:
+            continue
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             out.add(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
