@@ -378,7 +378,7 @@ class Loops(Analysis):
             return False
         first_file, first_node = path[0]
         index = self.scopes.index_for(first_file)
-        if index is None or Path(first_file) != Path(loop.site.file):
+        if index is None or (first_file != loop.site.file and Path(first_file) != Path(loop.site.file)):
             return False
         changing = index.loop_assigned(loop_node)
         for test in index.conditions_between(first_node, loop_node):

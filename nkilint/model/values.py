@@ -225,6 +225,8 @@ def _same_int(x: "Value", y: "Value") -> bool:
 
 
 def _mixes_derived(ta: dict, tb: dict) -> bool:
+    if len(ta) + len(tb) <= 1:
+        return False  # at most one symbol (constants on both sides: most calls)
     syms = set(ta) | set(tb)
     return len(syms) > 1 and any(sym.derived for sym in syms)
 

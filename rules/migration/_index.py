@@ -78,13 +78,14 @@ class NameIndex(Analysis):
         self.uses: list[NameUse] = []
         self.loads: dict[str, list[ast.Name]] = {}
         self.assigned: set[str] = set()
+        definitions = FUNCS + (ast.ClassDef,)  # once, not a new tuple per node
         for node in self.nodes:
             if isinstance(node, ast.Name):
                 if isinstance(node.ctx, ast.Load):
                     self.loads.setdefault(node.id, []).append(node)
                 else:
                     self.assigned.add(node.id)
-            elif isinstance(node, FUNCS + (ast.ClassDef,)):
+            elif isinstance(node, definitions):
                 self.assigned.add(node.name)
             elif isinstance(node, ast.arg):
                 self.assigned.add(node.arg)
