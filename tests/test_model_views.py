@@ -216,3 +216,36 @@ def test_loop_trip_counts_remember_a_ceiling_division():
     assert all(_same_int(parts[k][0], n) for k in "abc")
     # A floor division, (n + d) // d and a loop not starting at 0 are not the tile count.
     assert parts["e"] is None and parts["f"] is None and parts["g"] is None
+
+
+def test_str_of_a_known_dtype_decides_an_element_size_test():
+    # nki-library's sizeinbytes(dtype) compares str(dtype) with str(nl.<dtype>):
+    # with the dtype known, the branch is decided (its text stays unknown).
+    model = model_of("""
+        import nki
+        import nki.language as nl
+
+        def sizeinbytes(dtype):
+            if str(dtype) == str(nl.float32):
+                return 4
+            elif str(dtype) == str(nl.bfloat16):
+                return 2
+            return 1
+
+        def is_named_float32(dtype):
+            return str(dtype) == "float32"
+
+        @nki.jit
+        def kernel(x):
+            out = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.shared_hbm)
+            t = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.sbuf)
+            w = nl.ndarray((128, 512 * sizeinbytes(t.dtype)), dtype=nl.bfloat16, buffer=nl.sbuf)
+            u = nl.ndarray((128, 512 * sizeinbytes(x.dtype)), dtype=nl.bfloat16, buffer=nl.sbuf)
+            v = nl.ndarray((128, 1 + is_named_float32(t.dtype)), dtype=nl.bfloat16, buffer=nl.sbuf)
+            return out
+    """)
+    (kernel, graph), = model.graphs()
+    shapes = {d.get("name"): d.get("shape_v") for _, d in graph.tensors()}
+    assert const_int(shapes["w"][1]) == 1024
+    assert const_int(shapes["u"][1]) is None  # the parameter's dtype is unknown
+    assert const_int(shapes["v"][1]) is None  # the text of str(dtype) differs between generations

@@ -504,6 +504,11 @@ class CallsMixin:
                 return Const(t) if t is not None else self.unknown("bool")
             if short == "reversed" and args and isinstance(args[0], (TupleV, RangeV)):
                 return args[0]
+            if short == "str" and len(args) == 1 and not kwargs and isinstance(args[0], DType):
+                # str() of a dtype: equal to str() of the same dtype and of no other
+                # (`str(t.dtype) == str(nl.float32)`, the usual element-size test), while
+                # its text, which differs between generations, stays unknown.
+                return args[0]
             return self.unknown(f"builtin {short}")
         return self.unknown(f"builtin {short}")
 
