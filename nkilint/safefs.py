@@ -19,6 +19,7 @@ import os
 import stat
 from pathlib import Path
 
+from .interrupts import interrupts_deferred
 from .tempfiles import make_temp, sweep_stale
 
 # The suffixes of the temporary files a fix and a report are written to
@@ -204,6 +205,24 @@ def _replace_through_temp(path: Path, data: bytes, mode: int, owner: tuple[int, 
     and ``before_rename()`` may raise to refuse the write."""
     directory = path.parent if str(path.parent) else Path(".")
     sweep_stale(directory, path.name, suffix)  # left by a killed run
+    with interrupts_deferred():  # Ctrl-C waits until the temporary file is renamed or removed
+        _write_through_temp(directory, path, data, mode, owner, suffix, validate, before_rename)
+    try:  # make the rename itself durable
+        dir_fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # pragma: no cover
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(dir_fd)
+
+
+def _write_through_temp(directory: Path, path: Path, data: bytes, mode: int, owner: tuple[int, int] | None,
+                        suffix: str, validate, before_rename) -> None:
+    """The temporary file's whole life: made, written, flushed, checked and
+    renamed over ``path``, or removed on any failure."""
     fd, tmp = make_temp(directory, path.name, suffix)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -229,13 +248,3 @@ def _replace_through_temp(path: Path, data: bytes, mode: int, owner: tuple[int, 
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
-    try:  # make the rename itself durable
-        dir_fd = os.open(directory, os.O_RDONLY)
-    except OSError:  # pragma: no cover
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:  # pragma: no cover
-        pass
-    finally:
-        os.close(dir_fd)

@@ -84,3 +84,38 @@ def test_a_masked_interrupt_in_a_rule_stops_the_run(tmp_path):
     checker = Checker(Settings(root=tmp_path), ruleset, frozenset({"ZZZ903"}), RunOptions(extra_rules=(Interrupted,)))
     with pytest.raises(KeyboardInterrupt):
         checker.check_path(InputFile(path, "k.py", True))
+
+
+def test_interrupts_deferred_holds_ctrl_c_until_the_block_is_done():
+    import os
+    import signal
+
+    from nkilint.interrupts import interrupts_deferred
+
+    done = []
+    with pytest.raises(KeyboardInterrupt):
+        with interrupts_deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            done.append("after the signal")  # still runs: the interrupt waits
+    assert done == ["after the signal"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+
+
+def test_ctrl_c_during_an_atomic_write_leaves_no_temporary_file(tmp_path):
+    # A SIGINT while the temporary file exists (here: during validation) must
+    # end with the target either old or new and no temporary file left.
+    import os
+    import signal
+
+    from nkilint.safefs import replace_bytes
+
+    target = tmp_path / "k.py"
+    target.write_bytes(b"x = 1\n")
+
+    def interrupted_validation(tmp):
+        os.kill(os.getpid(), signal.SIGINT)
+
+    with pytest.raises(KeyboardInterrupt):
+        replace_bytes(target, b"x = 2\n", b"x = 1\n", validate=interrupted_validation)
+    assert target.read_bytes() in (b"x = 1\n", b"x = 2\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k.py"]
