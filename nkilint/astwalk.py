@@ -21,8 +21,15 @@ from typing import Callable, Iterator
 
 _AST = ast.AST
 
-# Node class -> function appending its child nodes to a list.
-_APPENDERS: dict[type, Callable[[ast.AST, list], None]] = {}
+class _Appenders(dict):
+    """Node class -> function appending its child nodes to a list, generated
+    on the first lookup of a class (``_APPENDERS[cls]``)."""
+
+    def __missing__(self, cls: type) -> Callable[[ast.AST, list], None]:
+        return _appender(cls)
+
+
+_APPENDERS: dict[type, Callable[[ast.AST, list], None]] = _Appenders()
 
 # Fields that never hold a node in a parsed tree (identifiers, constants,
 # flags, type comments): the generated appenders do not look at them. Name,
@@ -94,10 +101,7 @@ def _appender(cls: type) -> Callable[[ast.AST, list], None]:
 def child_nodes(node: ast.AST) -> list[ast.AST]:
     """``list(ast.iter_child_nodes(node))``."""
     out: list[ast.AST] = []
-    fn = _APPENDERS.get(node.__class__)
-    if fn is None:
-        fn = _appender(node.__class__)
-    fn(node, out)
+    _APPENDERS[node.__class__](node, out)
     return out
 
 
@@ -112,10 +116,7 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
     todo = [node]
     # Iterating a list that grows: the queue, never shifted.
     for current in todo:
-        fn = appenders.get(current.__class__)
-        if fn is None:
-            fn = _appender(current.__class__)
-        fn(current, todo)
+        appenders[current.__class__](current, todo)
         yield current
 
 
@@ -124,10 +125,7 @@ def walk_list(node: ast.AST) -> list[ast.AST]:
     appenders = _APPENDERS
     todo = [node]
     for current in todo:
-        fn = appenders.get(current.__class__)
-        if fn is None:
-            fn = _appender(current.__class__)
-        fn(current, todo)
+        appenders[current.__class__](current, todo)
     return todo
 
 
@@ -143,9 +141,6 @@ def walk_levels(node: ast.AST) -> tuple[list[ast.AST], int]:
         depth += 1
         for i in range(start, end):
             current = todo[i]
-            fn = appenders.get(current.__class__)
-            if fn is None:
-                fn = _appender(current.__class__)
-            fn(current, todo)
+            appenders[current.__class__](current, todo)
         start, end = end, len(todo)
     return todo, depth

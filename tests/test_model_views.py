@@ -212,8 +212,8 @@ def test_loop_trip_counts_remember_a_ceiling_division():
     n = next(d for _, d in graph.tensors() if d.get("name") == "x")["shape_v"][0]
     parts = {d["iterator"]: ceil_div_parts(d["trip_v"]) for _, d in graph.loops()}
     assert parts["a"][1] == 128 and parts["b"][1] == 128 and parts["c"][1] == 512
-    from nkilint.model.values import _same_int
-    assert all(_same_int(parts[k][0], n) for k in "abc")
+    from nkilint.model.values import same_int
+    assert all(same_int(parts[k][0], n) for k in "abc")
     # A floor division, (n + d) // d and a loop not starting at 0 are not the tile count.
     assert parts["e"] is None and parts["f"] is None and parts["g"] is None
 
@@ -249,3 +249,28 @@ def test_str_of_a_known_dtype_decides_an_element_size_test():
     assert const_int(shapes["w"][1]) == 1024
     assert const_int(shapes["u"][1]) is None  # the parameter's dtype is unknown
     assert const_int(shapes["v"][1]) is None  # the text of str(dtype) differs between generations
+
+
+def test_a_parameter_annotated_as_a_tensor_holds_one_for_every_rule():
+    import ast
+
+    from nkilint.model.exprs import ExprFacts, Holds
+
+    model = model_of("""
+        from typing import Optional
+        import neuronxcc.nki as nki
+        import neuronxcc.nki.language as nl
+        from neuronxcc.nki.typing import tensor
+
+        @nki.jit
+        def kernel(a, b: Optional[tensor] = None, c: "tensor | None" = None, flag: bool = False):
+            out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+            nl.store(out, value=nl.load(a))
+            return out
+    """)
+    exprs = model.analysis(ExprFacts)
+    fn = next(n for n in ast.walk(model.module.tree) if isinstance(n, ast.FunctionDef))
+    name = lambda n: ast.Name(id=n, ctx=ast.Load())  # noqa: E731
+    assert exprs.holds(fn, name("b")) is Holds.PARAM and exprs.param_declared_tensor(fn, "b")
+    assert exprs.holds(fn, name("a")) is Holds.PARAM and not exprs.param_declared_tensor(fn, "a")  # used as one
+    assert exprs.holds(fn, name("flag")) is None and exprs.holds(fn, name("c")) is None  # a string annotation: not read

@@ -478,19 +478,21 @@ class _Constants:
         tree = scopes.file.tree
         self.module: dict[str, object] = {}
         counts: dict[str, int] = {}
+        # Whether the file may hold a walrus (``:=``); without one, only assignment targets bind names.
+        self.walrus = False
         for node in scopes.file.nodes:
             if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
                 counts[node.id] = counts.get(node.id, 0) + 1
             elif isinstance(node, (ast.Global, ast.Nonlocal)):
                 for n in node.names:
                     counts[n] = counts.get(n, 0) + 2
+            elif isinstance(node, ast.NamedExpr):
+                self.walrus = True
         for stmt in tree.body:
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
                     and isinstance(stmt.value, ast.Constant) and counts.get(stmt.targets[0].id) == 1:
                 self.module[stmt.targets[0].id] = stmt.value.value
         self.fn_locals: set[str] = set()
-        # Whether the file may hold a walrus (``:=``); without one, only assignment targets bind names.
-        self.walrus = any(isinstance(node, ast.NamedExpr) for node in scopes.file.nodes)
 
     def truth(self, test: ast.AST) -> bool | None:
         """True / False when the syntax decides the test, else None."""

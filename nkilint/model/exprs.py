@@ -159,7 +159,7 @@ class ExprFacts(Analysis):
         if isinstance(expr, ast.Name):
             if (yield self._is_tensor_name(fn, expr.id)):
                 return Holds.TENSOR
-            if self.param_used_as_tensor(fn, expr.id):
+            if self.param_used_as_tensor(fn, expr.id) or self.param_declared_tensor(fn, expr.id):
                 return Holds.PARAM
             return None
         if isinstance(expr, ast.Call):
@@ -291,6 +291,19 @@ class ExprFacts(Analysis):
                 break
         self._tensor_names[key] = used
         return used
+
+    def param_declared_tensor(self, fn: ast.AST, name: str) -> bool:
+        """A parameter (never rebound) annotated as an NKI tensor:
+        ``nt.tensor``, ``nt.tensor[...]``, ``nt.mutable_tensor``, or one of
+        them in ``Optional[...]`` / ``... | None``."""
+        owner = self.scope(fn).owner(name)
+        if owner is None or not owner.is_param(name) or not isinstance(owner.fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        args = owner.fn.args
+        for arg in args.posonlyargs + args.args + args.kwonlyargs:
+            if arg.arg == name:
+                return _tensor_annotation(self.bindings, arg.annotation)
+        return False
 
     def tensor_refs(self, fn: ast.AST, expr: ast.AST) -> list[q.NodeRef]:
         """Graph nodes behind a tensor expression, following a name to its
@@ -457,6 +470,22 @@ def short_text(node: ast.AST, limit: int = 60) -> str:
     except Exception:  # pragma: no cover - exotic nodes
         return "?"
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _tensor_annotation(bindings, ann: ast.AST | None) -> bool:
+    """An annotation naming an NKI tensor type, possibly Optional or ``| None``."""
+    if ann is None:
+        return False
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        return _tensor_annotation(bindings, ann.left) or _tensor_annotation(bindings, ann.right)
+    if isinstance(ann, ast.Subscript):
+        outer = ann.value
+        if (outer.attr if isinstance(outer, ast.Attribute) else getattr(outer, "id", "")) in ("Optional", "Union"):
+            items = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+            return any(_tensor_annotation(bindings, item) for item in items)
+        ann = outer
+    qual = bindings.resolve_nki(ann)
+    return qual is not None and qual.name in ("nki.typing.tensor", "nki.typing.mutable_tensor")
 
 
 __all__ = ["ExprFacts", "Holds", "LOOP_ITERATORS", "META_ATTRS", "MGRID_ATTRS", "TENSOR_ARGUMENT_PARAMS",

@@ -213,7 +213,7 @@ def linear(v: "Value") -> tuple[dict, int] | None:
     return None
 
 
-def _same_int(x: "Value", y: "Value") -> bool:
+def same_int(x: "Value", y: "Value") -> bool:
     """The same integer for certain: equal constants, or the same value/symbol."""
     if x is y:
         return True
@@ -567,7 +567,7 @@ def int_binop(op: type, a: Value, b: Value, label: str | None = None) -> Value:
         out = make_int(min(cands), max(cands), label)
         # (x // d) * d lies in [x - d + 1, x]: keep the upper bound of x.
         for q, d in ((a, b), (b, a)):
-            if isinstance(q, Int) and q.meta and q.meta[0] == "floordiv" and _same_int(d, q.meta[2]):
+            if isinstance(q, Int) and q.meta and q.meta[0] == "floordiv" and same_int(d, q.meta[2]):
                 xb = int_bounds(q.meta[1])
                 if xb is not None and xb[0] >= 0 and isinstance(out, Int):
                     out.hi = min(out.hi, xb[1])

@@ -18,7 +18,6 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from nkilint import astwalk
 from nkilint.context import RuleContext
 from nkilint.findings import Level, Span
 from nkilint.model.analysis import Analysis
@@ -64,16 +63,13 @@ class NameIndex(Analysis):
         self.bindings = model.bindings
         self.version: NkiVersion = model.version
         self.release: Release = model.release or release_of_nki(model.version)
+        # The function whose body holds a node, memoised by function_of.
         self.body_func: dict[int, ast.AST | None] = {}
+        # The file's shared node list and parent map (Scopes builds its index on
+        # model.module.tree, as this index reads it).
         index = model.analysis(Scopes).file
-        if index.tree is self.tree:
-            # The file's shared node list and parent map (other analyses build
-            # them anyway); the function of a node is found on demand.
-            self.nodes: list[ast.AST] = index.nodes
-            self.parents: dict[int, ast.AST] = index.parents
-        else:
-            self.nodes, self.parents = [], {}
-            self._walk()
+        self.nodes: list[ast.AST] = index.nodes
+        self.parents: dict[int, ast.AST] = index.parents
         self.calls = [n for n in self.nodes if isinstance(n, ast.Call)]
         self.uses: list[NameUse] = []
         self.loads: dict[str, list[ast.Name]] = {}
@@ -98,33 +94,6 @@ class NameIndex(Analysis):
                     self.uses.append(NameUse(node, qual, self.function_of(node) is not None))
         self.range_shadowed = "range" in self.assigned or "range" in self.bindings.names
         self.roots: dict[ast.AST, Gen] = self._root_kernels()
-
-    # -- the pass -----------------------------------------------------------
-    def _walk(self) -> None:
-        """Parents and the function whose body holds each node (decorators,
-        defaults and annotations belong to the enclosing scope). One pass; the
-        loop avoids ast.iter_child_nodes' generator overhead (big files)."""
-        parents, body_func, nodes = self.parents, self.body_func, self.nodes
-        scoped = FUNCS + (ast.Lambda,)
-        stack: list[tuple[ast.AST, ast.AST | None]] = [(self.tree, None)]
-        pop, push = stack.pop, stack.append
-        while stack:
-            node, fn = pop()
-            nodes.append(node)
-            children = astwalk.child_nodes(node)  # field order, as the stack expects
-            if isinstance(node, scoped):
-                body = node.body if isinstance(node.body, list) else [node.body]
-                body_ids = {id(b) for b in body}
-                for child in children:
-                    child_fn = node if id(child) in body_ids else fn
-                    parents[id(child)] = node
-                    body_func[id(child)] = child_fn
-                    push((child, child_fn))
-            else:
-                for child in children:
-                    parents[id(child)] = node
-                    body_func[id(child)] = fn
-                    push((child, fn))
 
     # -- text ---------------------------------------------------------------
     def text(self, node: ast.AST) -> str:

@@ -38,25 +38,6 @@ def is_mutable_annotation(bindings: Bindings, ann: ast.AST | None) -> bool:
     return qual is not None and qual.name == "nki.typing.mutable_tensor"
 
 
-def is_tensor_annotation(bindings: Bindings, ann: ast.AST | None) -> bool:
-    """``nt.tensor``, ``nt.tensor[...]``, ``nt.mutable_tensor`` or one of
-    them in ``Optional[...]`` / ``... | None``."""
-    if ann is None:
-        return False
-    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
-        return any(is_tensor_annotation(bindings, side) for side in (ann.left, ann.right))
-    if isinstance(ann, ast.Subscript):
-        outer = ann.value
-        outer_name = outer.attr if isinstance(outer, ast.Attribute) else getattr(outer, "id", "")
-        if outer_name in ("Optional", "Union"):
-            inner = ann.slice
-            items = inner.elts if isinstance(inner, ast.Tuple) else [inner]
-            return any(is_tensor_annotation(bindings, item) for item in items)
-        ann = outer
-    qual = bindings.resolve_nki(ann)
-    return qual is not None and qual.name in ("nki.typing.tensor", "nki.typing.mutable_tensor")
-
-
 def experimental_flag(decorator: ast.AST | None, flag: str) -> bool:
     """@nki.jit(experimental_flags='enable-mutable-parameter, ...') names the flag."""
     if not isinstance(decorator, ast.Call):

@@ -12,7 +12,6 @@ from nkilint.model.scopes import Scopes
 from nkilint.rule import Rule, invalid, valid
 
 from .._common import Reporter
-from ._kernels import is_tensor_annotation, kernel_args
 from ._messages import ERRORS_DOC, describe, dialect
 
 
@@ -218,8 +217,8 @@ register with `nisa.register_load` and use a dynamic loop
                         continue
                     held = exprs.holds(fn, test)
                     how = "uses as a tensor"
-                    if held is None and _tensor_param(ctx, fn, test):
-                        held, how = Holds.PARAM, "declares a tensor"  # `b: Optional[nt.tensor]`, unused so far
+                    if held is Holds.PARAM and isinstance(test, ast.Name) and not exprs.param_used_as_tensor(fn, test.id):
+                        how = "declares a tensor"  # `b: Optional[nt.tensor]`, not used as one (yet)
                     if held is None or (held is Holds.PARAM and not legacy):
                         continue
                     desc = describe(exprs, fn, test)
@@ -249,10 +248,3 @@ register with `nisa.register_load` and use a dynamic loop
                     )
 
 
-
-def _tensor_param(ctx: RuleContext, fn: ast.AST, name: ast.AST) -> bool:
-    """A parameter of ``fn`` annotated as an NKI tensor (``nt.tensor``,
-    ``Optional[nt.tensor]``, ``nt.mutable_tensor``)."""
-    if not isinstance(name, ast.Name) or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return False
-    return any(arg.arg == name.id and is_tensor_annotation(ctx.bindings, arg.annotation) for arg in kernel_args(fn))

@@ -13,7 +13,7 @@ from nkilint.model.indexing import IndexArithmetic
 from nkilint.model.scopes import Scopes
 from nkilint.model.views import shape_trusted
 from nkilint.model.values import (
-    Const, DsV, IndexV, Int, SliceV, _same_int, ceil_div_parts, const_int, int_binop, int_bounds, linear,
+    Const, DsV, IndexV, Int, SliceV, ceil_div_parts, const_int, int_binop, int_bounds, linear, same_int,
 )
 from nkilint.rule import Rule, invalid, valid
 
@@ -335,7 +335,7 @@ def _ceil_div_tail(graph, loops, item, size_v, shifted: bool) -> tuple[str, int,
         if attrs.get("index_sym") is not sym:
             continue
         parts = ceil_div_parts(attrs.get("trip_v"))
-        if parts is None or parts[1] != tile or not _same_int(parts[0], size_v):
+        if parts is None or parts[1] != tile or not same_int(parts[0], size_v):
             return None
         size_lin = linear(size_v)
         if size_lin is None:
